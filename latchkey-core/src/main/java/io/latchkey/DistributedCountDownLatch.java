@@ -1,0 +1,47 @@
+package io.latchkey;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A distributed count-down latch: set a count once, let any process count down, and wait until it
+ * reaches zero. Unlike {@link java.util.concurrent.CountDownLatch} it can be set again once it has
+ * reached zero.
+ */
+public interface DistributedCountDownLatch {
+  /**
+   * @return the latch name
+   */
+  String name();
+
+  /**
+   * @param count the count, at least one
+   * @return true if set; false if the latch is still counting down from an earlier set
+   */
+  boolean trySetCount(long count);
+
+  /** Counts down by one; at zero every waiter wakes. Counting down at zero does nothing. */
+  void countDown();
+
+  /**
+   * @return the current count (zero if never set or done)
+   */
+  long count();
+
+  /**
+   * Waits until the count reaches zero.
+   *
+   * @param wait how long to wait at most
+   * @return true if it reached zero, false if the wait ran out
+   * @throws InterruptedException if interrupted while waiting
+   */
+  boolean await(Duration wait) throws InterruptedException;
+
+  /**
+   * Asynchronous {@link #await(Duration)}.
+   *
+   * @param wait how long to wait at most
+   * @return true if the count reached zero in time
+   */
+  CompletionStage<Boolean> awaitAsync(Duration wait);
+}

@@ -1,0 +1,78 @@
+package io.latchkey;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A semaphore whose permits each have an id and a lease (Redisson's permit-expirable semaphore): a
+ * permit whose holder dies returns to the pool when its lease runs out. Each acquire returns one
+ * permit as a {@link Lease}; its {@link Lease#holderId()} is the permit id, which {@link
+ * #release(String)} also accepts from another process.
+ */
+public interface LeasedSemaphore {
+  /**
+   * @return the semaphore name
+   */
+  String name();
+
+  /**
+   * @param permits the initial number, zero or more
+   * @return true if this call set it (it was never set before)
+   */
+  boolean trySetPermits(int permits);
+
+  /**
+   * @param delta a non-zero change of the total number of permits
+   */
+  void addPermits(int delta);
+
+  /**
+   * @return the permits free now (expired permits count as free)
+   */
+  int availablePermits();
+
+  /**
+   * Waits at most {@code wait} for a permit, renewed by the watchdog until released.
+   *
+   * @param wait how long to wait
+   * @return the permit
+   * @throws LockTimeoutException if none was free in time
+   * @throws InterruptedException if interrupted while waiting
+   */
+  Lease acquire(Duration wait) throws InterruptedException;
+
+  /**
+   * Waits at most {@code wait} for a permit held for at most {@code leaseTime}.
+   *
+   * @param wait how long to wait
+   * @param leaseTime how long the permit is held at most
+   * @return the permit
+   * @throws LockTimeoutException if none was free in time
+   * @throws InterruptedException if interrupted while waiting
+   */
+  Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException;
+
+  /**
+   * @param leaseTime how long the permit is held at most
+   * @return a permit if one is free now
+   */
+  Optional<Lease> tryAcquire(Duration leaseTime);
+
+  /**
+   * Asynchronous {@link #acquire(Duration, Duration)}.
+   *
+   * @param wait how long to wait
+   * @param leaseTime how long the permit is held at most
+   * @return the permit
+   */
+  CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime);
+
+  /**
+   * Returns a permit by id, e.g. one acquired by another process.
+   *
+   * @param permitId the {@link Lease#holderId()} of the permit
+   * @return true if the permit was held; false if it had expired or was already released
+   */
+  boolean release(String permitId);
+}

@@ -1,0 +1,19 @@
+package io.latchkey;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A held lock as the backend sees it, for monitors and administrators.
+ *
+ * @param name the lock name
+ * @param holders who holds it (one exclusive holder, or shared holders)
+ * @param queuedWaiters waiters in the fair queue (zero for locks nobody waits for fairly)
+ */
+public record LockInfo(String name, List<HolderInfo> holders, int queuedWaiters) {
+  /** Checks and copies the components. */
+  public LockInfo {
+    Objects.requireNonNull(name, "name");
+    holders = List.copyOf(holders);
+  }
+}

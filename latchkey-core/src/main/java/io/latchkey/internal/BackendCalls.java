@@ -1,0 +1,99 @@
+package io.latchkey.internal;
+
+import io.latchkey.BackendTimeoutException;
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.LatchkeyException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Every call into the backend goes through here: it is bounded by the operation timeout, and
+ * failures of the client library become latchkey exceptions that name the backend and the
+ * operation.
+ */
+final class BackendCalls {
+  private final String backend;
+  private final Duration timeout;
+  private final ScheduledExecutorService timer;
+
+  BackendCalls(String backend, Duration timeout, ScheduledExecutorService timer) {
+    this.backend = backend;
+    this.timeout = timeout;
+    this.timer = timer;
+  }
+
+  <T> CompletableFuture<T> call(String what, Supplier<? extends CompletionStage<T>> operation) {
+    CompletionStage<T> stage;
+    try {
+      stage = operation.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(translate(what, e));
+    }
+    CompletableFuture<T> source = stage.toCompletableFuture();
+    if (source.isDone()) {
+      // Synchronous backends (in-memory) answer at once: no timer needed.
+      return source.isCompletedExceptionally() ? relay(what, source) : source;
+    }
+    CompletableFuture<T> result = new CompletableFuture<>();
+    ScheduledFuture<?> bound =
+        timer.schedule(
+            () ->
+                result.completeExceptionally(
+                    new BackendTimeoutException(
+                        backend + " did not answer '" + what + "' within " + timeout)),
+            timeout.toNanos(),
+            TimeUnit.NANOSECONDS);
+    source.whenComplete(
+        (value, failure) -> {
+          bound.cancel(false);
+          if (failure == null) {
+            result.complete(value);
+          } else {
+            result.completeExceptionally(translate(what, failure));
+          }
+        });
+    return result;
+  }
+
+  private <T> CompletableFuture<T> relay(String what, CompletableFuture<T> failed) {
+    try {
+      failed.join();
+      throw new IllegalStateException("future was expected to have failed");
+    } catch (CompletionException | CancellationException e) {
+      return CompletableFuture.failedFuture(translate(what, e));
+    }
+  }
+
+  RuntimeException translate(String what, Throwable failure) {
+    Throwable cause = unwrap(failure);
+    if (cause instanceof LatchkeyException
+        || cause instanceof IllegalArgumentException
+        || cause instanceof IllegalStateException
+        || cause instanceof UnsupportedOperationException) {
+      return (RuntimeException) cause;
+    }
+    return new BackendUnavailableException(
+        backend + " failed '" + what + "': " + cause.getMessage(), cause);
+  }
+
+  static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  String backend() {
+    return backend;
+  }
+}

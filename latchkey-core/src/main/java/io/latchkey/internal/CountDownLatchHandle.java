@@ -1,0 +1,102 @@
+package io.latchkey.internal;
+
+import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.spi.LatchStore;
+import io.latchkey.spi.ResourceType;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/** A count-down latch: awaiting is the engine's waiting loop on "count is zero". */
+final class CountDownLatchHandle implements DistributedCountDownLatch {
+  private final LatchkeyClient client;
+  private final String name;
+
+  CountDownLatchHandle(LatchkeyClient client, String name) {
+    this.client = client;
+    this.name = name;
+  }
+
+  private LatchStore store() {
+    return client.backend().latches();
+  }
+
+  private String subject() {
+    return "latch '" + name + "'";
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public boolean trySetCount(long count) {
+    Arguments.count(count);
+    return Blocking.join(
+        client
+            .calls()
+            .call("set the count of " + subject(), () -> store().trySetCount(name, count)));
+  }
+
+  @Override
+  public void countDown() {
+    Blocking.join(client.calls().call("count down " + subject(), () -> store().countDown(name)));
+  }
+
+  @Override
+  public long count() {
+    return Blocking.join(
+        client.calls().call("read the count of " + subject(), () -> store().count(name)));
+  }
+
+  @Override
+  public boolean await(Duration wait) throws InterruptedException {
+    Arguments.wait(wait);
+    return Blocking.await(start(wait.toNanos())) != null;
+  }
+
+  @Override
+  public CompletionStage<Boolean> awaitAsync(Duration wait) {
+    Arguments.wait(wait);
+    CompletableFuture<@Nullable Boolean> waiting = start(wait.toNanos());
+    CompletableFuture<Boolean> out = waiting.thenApply(done -> done != null);
+    out.whenComplete(
+        (value, failure) -> {
+          if (out.isCancelled()) {
+            waiting.cancel(false);
+          }
+        });
+    return out;
+  }
+
+  private CompletableFuture<@Nullable Boolean> start(long waitNanos) {
+    client.ensureOpen();
+    return new Acquisition<Boolean>(
+            client,
+            ResourceType.COUNT_DOWN_LATCH,
+            name,
+            null,
+            true,
+            waitNanos,
+            client.options().recheckInterval().toNanos(),
+            () ->
+                client
+                    .calls()
+                    .call("read the count of " + subject(), () -> store().count(name))
+                    .thenApply(
+                        count ->
+                            count == 0
+                                ? Acquisition.Attempt.granted(Boolean.TRUE)
+                                : Acquisition.Attempt.<Boolean>busy(-1)),
+            done -> {},
+            () -> {})
+        .start();
+  }
+
+  @Override
+  public String toString() {
+    return "CountDownLatch['" + name + "' on " + client.backendDescription() + "]";
+  }
+}

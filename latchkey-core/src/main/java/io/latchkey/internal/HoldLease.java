@@ -1,0 +1,84 @@
+package io.latchkey.internal;
+
+import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
+import io.latchkey.LockMode;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/** One grant on a {@link Hold}; releasing it undoes exactly that grant. */
+final class HoldLease implements Lease {
+  private final LatchkeyClient client;
+  private final Hold hold;
+  private final LockMode mode;
+  private final AtomicBoolean released = new AtomicBoolean();
+
+  HoldLease(LatchkeyClient client, Hold hold, LockMode mode) {
+    this.client = client;
+    this.hold = hold;
+    this.mode = mode;
+  }
+
+  @Override
+  public String name() {
+    return hold.ref.name();
+  }
+
+  @Override
+  public String holderId() {
+    return hold.ref.holderId();
+  }
+
+  @Override
+  public long fencingToken() {
+    return hold.fencingToken();
+  }
+
+  @Override
+  public boolean isValid() {
+    return !released.get() && client.isValid(hold);
+  }
+
+  @Override
+  public Duration remaining() {
+    return isValid() ? client.remaining(hold) : Duration.ZERO;
+  }
+
+  @Override
+  public void release() {
+    Blocking.join(releaseAsync().toCompletableFuture());
+  }
+
+  @Override
+  public CompletionStage<Void> releaseAsync() {
+    if (!released.compareAndSet(false, true)) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("the lease of " + describe() + " was already released"));
+    }
+    return client.release(hold, mode);
+  }
+
+  @Override
+  public void close() {
+    release();
+  }
+
+  @Override
+  public void onLost(Consumer<LeaseLostException> listener) {
+    Objects.requireNonNull(listener, "listener must not be null");
+    client.onLost(hold, listener);
+  }
+
+  private String describe() {
+    return hold.ref.type().name().toLowerCase(java.util.Locale.ROOT) + " '" + name() + "'";
+  }
+
+  @Override
+  public String toString() {
+    return "Lease[" + describe() + ", token=" + fencingToken() + ", valid=" + isValid() + "]";
+  }
+}

@@ -1,0 +1,237 @@
+package io.latchkey.internal;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.HolderInfo;
+import io.latchkey.Lease;
+import io.latchkey.LockMode;
+import io.latchkey.OwnerToken;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.ResourceType;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A reentrant lock, fair lock, or one side of a read-write lock: a view naming the lock, the mode
+ * and the owner (the calling thread unless bound to an explicit owner).
+ */
+final class LockHandle implements DistributedLock {
+  private final LatchkeyClient client;
+  private final String name;
+  private final LockMode mode;
+  private final boolean fair;
+  private final @Nullable String boundOwner;
+
+  LockHandle(
+      LatchkeyClient client,
+      String name,
+      LockMode mode,
+      boolean fair,
+      @Nullable String boundOwner) {
+    this.client = client;
+    this.name = name;
+    this.mode = mode;
+    this.fair = fair;
+    this.boundOwner = boundOwner;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  String owner() {
+    return boundOwner != null ? boundOwner : client.currentThreadOwner();
+  }
+
+  LatchkeyClient client() {
+    return client;
+  }
+
+  private CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
+    return client.acquireLock(name, owner(), mode, fair, waitNanos, leaseTime);
+  }
+
+  private String what() {
+    return "acquire "
+        + (mode == LockMode.SHARED ? "the read side of " : "")
+        + "lock '"
+        + name
+        + "'";
+  }
+
+  @Override
+  public Lease acquire(Duration wait) throws InterruptedException {
+    Arguments.wait(wait);
+    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), what(), wait);
+  }
+
+  @Override
+  public Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException {
+    Arguments.wait(wait);
+    Arguments.leaseTime(leaseTime);
+    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), what(), wait);
+  }
+
+  @Override
+  public Optional<Lease> tryAcquire() {
+    return Optional.ofNullable(Blocking.join(start(0, null)));
+  }
+
+  @Override
+  public CompletionStage<Lease> acquireAsync(Duration wait) {
+    Arguments.wait(wait);
+    return Results.orTimeoutAsync(start(wait.toNanos(), null), what(), wait);
+  }
+
+  @Override
+  public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
+    Arguments.wait(wait);
+    Arguments.leaseTime(leaseTime);
+    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), what(), wait);
+  }
+
+  @Override
+  public void lock() {
+    Blocking.awaitUninterruptibly(start(-1, null));
+  }
+
+  @Override
+  public void lock(Duration leaseTime) {
+    Arguments.leaseTime(leaseTime);
+    Blocking.awaitUninterruptibly(start(-1, leaseTime));
+  }
+
+  @Override
+  public void lockInterruptibly() throws InterruptedException {
+    Blocking.await(start(-1, null));
+  }
+
+  @Override
+  public boolean tryLock() {
+    return tryAcquire().isPresent();
+  }
+
+  @Override
+  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+    Objects.requireNonNull(unit, "unit must not be null");
+    return tryLock(Duration.ofNanos(unit.toNanos(Math.max(0, time))));
+  }
+
+  @Override
+  public boolean tryLock(Duration wait) throws InterruptedException {
+    Arguments.wait(wait);
+    return Blocking.await(start(wait.toNanos(), null)) != null;
+  }
+
+  @Override
+  public boolean tryLock(Duration wait, Duration leaseTime) throws InterruptedException {
+    Arguments.wait(wait);
+    Arguments.leaseTime(leaseTime);
+    return Blocking.await(start(wait.toNanos(), leaseTime)) != null;
+  }
+
+  @Override
+  public void unlock() {
+    Blocking.join(unlockFor(owner()));
+  }
+
+  @Override
+  public CompletionStage<Void> unlockAsync() {
+    return unlockFor(owner());
+  }
+
+  private CompletableFuture<Void> unlockFor(String owner) {
+    Hold hold = client.holds().find(new HolderRef(ResourceType.LOCK, name, owner));
+    if (hold != null && hold.holds(mode) > 0) {
+      return client.release(hold, mode);
+    }
+    if (client.isThreadOwner(owner)) {
+      return CompletableFuture.failedFuture(
+          new IllegalMonitorStateException(
+              "lock '" + name + "' is not held by thread " + Thread.currentThread().getName()));
+    }
+    // A token owner may release a hold that another thread or process of that owner took.
+    return client
+        .calls()
+        .call(
+            "release lock '" + name + "'",
+            () -> client.backend().locks().release(name, owner, mode))
+        .thenApply(
+            result -> {
+              if (!result.wasHeld()) {
+                throw new IllegalMonitorStateException(
+                    "lock '" + name + "' is not held by the given owner token");
+              }
+              return null;
+            });
+  }
+
+  @Override
+  public boolean isLocked() {
+    return holders().findAny().isPresent();
+  }
+
+  @Override
+  public boolean isHeldByCurrentOwner() {
+    Hold hold = client.holds().find(new HolderRef(ResourceType.LOCK, name, owner()));
+    return hold != null && hold.lost() == null && hold.holds(mode) > 0;
+  }
+
+  @Override
+  public int holdCount() {
+    Hold hold = client.holds().find(new HolderRef(ResourceType.LOCK, name, owner()));
+    return hold == null ? 0 : hold.holds(mode);
+  }
+
+  @Override
+  public Optional<Duration> remainingLease() {
+    return holders().map(HolderInfo::remainingLease).max(Duration::compareTo);
+  }
+
+  private java.util.stream.Stream<HolderInfo> holders() {
+    return Blocking.join(
+            client
+                .calls()
+                .call("inspect lock '" + name + "'", () -> client.backend().locks().inspect(name)))
+        .stream()
+        .flatMap(info -> info.holders().stream())
+        .filter(holder -> holder.mode() == mode);
+  }
+
+  @Override
+  public boolean forceUnlock() {
+    return new Admin(client).forceRelease(name);
+  }
+
+  @Override
+  public DistributedLock withOwner(OwnerToken owner) {
+    Objects.requireNonNull(owner, "owner must not be null");
+    return new LockHandle(client, name, mode, fair, owner.value());
+  }
+
+  /** The same lock bound to the owner the calling thread would use now. */
+  LockHandle boundToCurrentOwner() {
+    return new LockHandle(client, name, mode, fair, owner());
+  }
+
+  @Override
+  public Condition newCondition() {
+    throw new UnsupportedOperationException(
+        "distributed locks have no conditions; use a count-down latch or a semaphore to signal");
+  }
+
+  @Override
+  public String toString() {
+    return (fair ? "FairLock['" : mode == LockMode.SHARED ? "ReadLock['" : "Lock['")
+        + name
+        + "' on "
+        + client.backendDescription()
+        + "]";
+  }
+}

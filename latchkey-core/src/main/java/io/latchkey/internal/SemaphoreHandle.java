@@ -1,0 +1,131 @@
+package io.latchkey.internal;
+
+import io.latchkey.DistributedSemaphore;
+import io.latchkey.spi.ResourceType;
+import io.latchkey.spi.SemaphoreStore;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/** A counting semaphore: every operation is one bounded backend call; waiting is the engine's. */
+final class SemaphoreHandle implements DistributedSemaphore {
+  private final LatchkeyClient client;
+  private final String name;
+
+  SemaphoreHandle(LatchkeyClient client, String name) {
+    this.client = client;
+    this.name = name;
+  }
+
+  private SemaphoreStore store() {
+    return client.backend().semaphores();
+  }
+
+  private String subject() {
+    return "semaphore '" + name + "'";
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public boolean trySetPermits(int permits) {
+    Arguments.initialPermits(permits);
+    return Blocking.join(
+        client
+            .calls()
+            .call("set permits of " + subject(), () -> store().trySetPermits(name, permits)));
+  }
+
+  @Override
+  public void addPermits(int delta) {
+    Arguments.delta(delta);
+    Blocking.join(
+        client.calls().call("add permits to " + subject(), () -> store().addPermits(name, delta)));
+  }
+
+  @Override
+  public int availablePermits() {
+    return Blocking.join(
+        client.calls().call("count permits of " + subject(), () -> store().availablePermits(name)));
+  }
+
+  @Override
+  public boolean tryAcquire(int permits) {
+    Arguments.permits(permits);
+    return Blocking.join(start(permits, 0)) != null;
+  }
+
+  @Override
+  public boolean tryAcquire(int permits, Duration wait) throws InterruptedException {
+    Arguments.permits(permits);
+    Arguments.wait(wait);
+    return Blocking.await(start(permits, wait.toNanos())) != null;
+  }
+
+  @Override
+  public void acquire(int permits, Duration wait) throws InterruptedException {
+    Arguments.permits(permits);
+    Arguments.wait(wait);
+    Results.orTimeout(Blocking.await(start(permits, wait.toNanos())), what(permits), wait);
+  }
+
+  @Override
+  public CompletionStage<Void> acquireAsync(int permits, Duration wait) {
+    Arguments.permits(permits);
+    Arguments.wait(wait);
+    return Results.orTimeoutAsync(start(permits, wait.toNanos()), what(permits), wait)
+        .thenApply(taken -> null);
+  }
+
+  private String what(int permits) {
+    return "acquire " + permits + " permit(s) of " + subject();
+  }
+
+  private CompletableFuture<@Nullable Boolean> start(int permits, long waitNanos) {
+    client.ensureOpen();
+    return new Acquisition<Boolean>(
+            client,
+            ResourceType.SEMAPHORE,
+            name,
+            null,
+            false,
+            waitNanos,
+            client.options().recheckInterval().toNanos(),
+            () ->
+                client
+                    .calls()
+                    .call(what(permits), () -> store().tryAcquire(name, permits))
+                    .thenApply(
+                        taken ->
+                            taken
+                                ? Acquisition.Attempt.granted(Boolean.TRUE)
+                                : Acquisition.Attempt.<Boolean>busy(-1)),
+            taken -> releaseAsync(permits),
+            () -> {})
+        .start();
+  }
+
+  @Override
+  public void release(int permits) {
+    Blocking.join(releaseAsync(permits).toCompletableFuture());
+  }
+
+  @Override
+  public CompletionStage<Void> releaseAsync(int permits) {
+    Arguments.permits(permits);
+    return client
+        .calls()
+        .call(
+            "release " + permits + " permit(s) of " + subject(),
+            () -> store().addPermits(name, permits));
+  }
+
+  @Override
+  public String toString() {
+    return "Semaphore['" + name + "' on " + client.backendDescription() + "]";
+  }
+}

@@ -1,0 +1,231 @@
+package io.latchkey.memory;
+
+import io.latchkey.Feature;
+import io.latchkey.LockInfo;
+import io.latchkey.LockMode;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.LatchStore;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LeasedSemaphoreStore;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.LockStore;
+import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.ResourceType;
+import io.latchkey.spi.SemaphoreStore;
+import io.latchkey.spi.Wakeup;
+import io.latchkey.spi.WakeupBus;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * One client's connection to a {@link MemoryLockServer}. Answers synchronously with completed
+ * stages; after {@link #close()} every call fails as a closed connection would.
+ */
+final class MemoryBackend
+    implements LatchkeyBackend, LockStore, SemaphoreStore, LatchStore, WakeupBus {
+  private final MemoryLockServer server;
+  private final String clientId;
+  private final Set<Runnable> subscriptions = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  MemoryBackend(MemoryLockServer server, String clientId) {
+    this.server = server;
+    this.clientId = clientId;
+  }
+
+  private <T> CompletionStage<T> answer(Supplier<T> operation) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("the in-memory backend connection is closed"));
+    }
+    return CompletableFuture.completedFuture(operation.get());
+  }
+
+  @Override
+  public String description() {
+    return "memory";
+  }
+
+  @Override
+  public Set<Feature> features() {
+    return EnumSet.allOf(Feature.class);
+  }
+
+  @Override
+  public LockStore locks() {
+    return this;
+  }
+
+  @Override
+  public SemaphoreStore semaphores() {
+    return this;
+  }
+
+  @Override
+  public LeasedSemaphoreStore leasedSemaphores() {
+    return leasedView;
+  }
+
+  @Override
+  public LatchStore latches() {
+    return this;
+  }
+
+  @Override
+  public WakeupBus wakeups() {
+    return this;
+  }
+
+  @Override
+  public CompletionStage<Set<HolderRef>> renew(Collection<HolderRef> holders, long leaseMillis) {
+    return answer(() -> server.renew(holders, leaseMillis));
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    subscriptions.forEach(Runnable::run);
+    subscriptions.clear();
+  }
+
+  // ---- LockStore ----
+
+  @Override
+  public CompletionStage<AcquireResult> tryAcquire(LockRequest request) {
+    return answer(() -> server.tryAcquire(request, clientId));
+  }
+
+  @Override
+  public CompletionStage<ReleaseResult> release(String name, String owner, LockMode mode) {
+    return answer(() -> server.release(name, owner, mode));
+  }
+
+  @Override
+  public CompletionStage<Void> leaveQueue(String name, String owner) {
+    return answer(
+        () -> {
+          server.leaveQueue(name, owner);
+          return null;
+        });
+  }
+
+  @Override
+  public CompletionStage<Boolean> forceRelease(String name) {
+    return answer(() -> server.forceRelease(name));
+  }
+
+  @Override
+  public CompletionStage<Optional<LockInfo>> inspect(String name) {
+    return answer(() -> server.inspect(name));
+  }
+
+  @Override
+  public CompletionStage<List<LockInfo>> list() {
+    return answer(server::list);
+  }
+
+  // ---- SemaphoreStore ----
+
+  @Override
+  public CompletionStage<Boolean> trySetPermits(String name, int permits) {
+    return answer(() -> server.trySetPermits(name, permits));
+  }
+
+  @Override
+  public CompletionStage<Void> addPermits(String name, int delta) {
+    return answer(
+        () -> {
+          server.addPermits(name, delta);
+          return null;
+        });
+  }
+
+  @Override
+  public CompletionStage<Boolean> tryAcquire(String name, int permits) {
+    return answer(() -> server.tryAcquirePermits(name, permits));
+  }
+
+  @Override
+  public CompletionStage<Integer> availablePermits(String name) {
+    return answer(() -> server.availablePermits(name));
+  }
+
+  // ---- LeasedSemaphoreStore (its method names clash with SemaphoreStore's) ----
+
+  private final LeasedSemaphoreStore leasedView =
+      new LeasedSemaphoreStore() {
+        @Override
+        public CompletionStage<Boolean> trySetPermits(String name, int permits) {
+          return answer(() -> server.trySetLeasedPermits(name, permits));
+        }
+
+        @Override
+        public CompletionStage<Void> addPermits(String name, int delta) {
+          return answer(
+              () -> {
+                server.addLeasedPermits(name, delta);
+                return null;
+              });
+        }
+
+        @Override
+        public CompletionStage<AcquireResult> tryAcquire(
+            String name, String permitId, long leaseMillis) {
+          return answer(() -> server.tryAcquirePermit(name, permitId, leaseMillis, clientId));
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(String name, String permitId) {
+          return answer(() -> server.releasePermit(name, permitId));
+        }
+
+        @Override
+        public CompletionStage<Integer> availablePermits(String name) {
+          return answer(() -> server.availableLeasedPermits(name));
+        }
+      };
+
+  // ---- LatchStore ----
+
+  @Override
+  public CompletionStage<Boolean> trySetCount(String name, long count) {
+    return answer(() -> server.trySetCount(name, count));
+  }
+
+  @Override
+  public CompletionStage<Long> countDown(String name) {
+    return answer(() -> server.countDown(name));
+  }
+
+  @Override
+  public CompletionStage<Long> count(String name) {
+    return answer(() -> server.count(name));
+  }
+
+  // ---- WakeupBus ----
+
+  @Override
+  public CompletionStage<Subscription> subscribe(
+      ResourceType type, String name, Consumer<Wakeup> listener) {
+    return answer(
+        () -> {
+          Runnable cancel = server.subscribe(type, name, listener);
+          subscriptions.add(cancel);
+          return () -> {
+            if (subscriptions.remove(cancel)) {
+              cancel.run();
+            }
+            return CompletableFuture.completedFuture(null);
+          };
+        });
+  }
+}

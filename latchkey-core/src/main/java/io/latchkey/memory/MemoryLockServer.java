@@ -1,0 +1,567 @@
+package io.latchkey.memory;
+
+import io.latchkey.HolderInfo;
+import io.latchkey.LockInfo;
+import io.latchkey.LockMode;
+import io.latchkey.Ticker;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.ResourceType;
+import io.latchkey.spi.Wakeup;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An in-memory lock service: the state that a Redis server, a database or a ZooKeeper ensemble
+ * keeps for the other backends. Several latchkey clients opened on one server contend as separate
+ * processes would. Expiry follows the server's own {@link Ticker}, which tests can drive by hand.
+ *
+ * <pre>{@code
+ * MemoryLockServer server = new MemoryLockServer();
+ * try (Latchkey a = Latchkey.using(server.backend(), options);
+ *      Latchkey b = Latchkey.using(server.backend(), options)) { ... }
+ * }</pre>
+ *
+ * <p>{@code Latchkey.connect("memory:")} uses one server per JVM; {@code memory:NAME} a server per
+ * name.
+ *
+ * <p>Implementation: every operation runs under the server's monitor, which makes each one atomic
+ * as the SPI demands; expired holders, permits and queue entries are dropped lazily by the
+ * operation that meets them. Wake-ups are delivered on one dispatcher thread, in order, after the
+ * monitor is released.
+ */
+public final class MemoryLockServer {
+  private static final Map<String, MemoryLockServer> NAMED = new ConcurrentHashMap<>();
+
+  private final Ticker ticker;
+  private final Map<String, LockRecord> locks = new HashMap<>();
+  private final Map<String, Long> lockFences = new HashMap<>();
+  private final Map<String, Integer> semaphores = new HashMap<>();
+  private final Map<String, PermitPool> permitPools = new HashMap<>();
+  private final Map<String, Long> latches = new HashMap<>();
+  private final Map<Channel, List<Consumer<Wakeup>>> subscribers = new ConcurrentHashMap<>();
+  private final ExecutorService dispatcher =
+      Executors.newSingleThreadExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "latchkey-memory-wakeups");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /** A server whose leases expire by the JVM's monotonic clock. */
+  public MemoryLockServer() {
+    this(Ticker.system());
+  }
+
+  /**
+   * @param ticker the server's clock, e.g. a manual one in tests
+   */
+  public MemoryLockServer(Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+  }
+
+  /**
+   * @param name a server name
+   * @return the JVM-wide server of that name, created on first use
+   */
+  public static MemoryLockServer named(String name) {
+    Objects.requireNonNull(name, "name must not be null");
+    return NAMED.computeIfAbsent(name, n -> new MemoryLockServer());
+  }
+
+  /**
+   * @return a factory opening a backend (one client's connection) on this server
+   */
+  public BackendFactory backend() {
+    return context -> new MemoryBackend(this, context.clientId());
+  }
+
+  private long now() {
+    return TimeUnit.NANOSECONDS.toMillis(ticker.nanoTime());
+  }
+
+  // ---- locks ----
+
+  AcquireResult tryAcquire(LockRequest request, String clientId) {
+    synchronized (this) {
+      long now = now();
+      LockRecord lock = locks.computeIfAbsent(request.name(), n -> new LockRecord());
+      lock.purge(now);
+      Holder me = lock.holders.get(request.owner());
+      if (request.mode() == LockMode.EXCLUSIVE
+          && me != null
+          && me.exclusive == 0
+          && me.shared > 0) {
+        return AcquireResult.upgradeRefused();
+      }
+      boolean blockedByHolders = false;
+      long obstacleEnds = -1;
+      for (Map.Entry<String, Holder> entry : lock.holders.entrySet()) {
+        if (entry.getKey().equals(request.owner())) {
+          continue;
+        }
+        Holder other = entry.getValue();
+        if (request.mode() == LockMode.EXCLUSIVE || other.exclusive > 0) {
+          blockedByHolders = true;
+          obstacleEnds = Math.max(obstacleEnds, other.expiresAt - now);
+        }
+      }
+      boolean blockedByQueue = false;
+      if (request.fair() && me == null && !blockedByHolders) {
+        String head = lock.queueHead();
+        blockedByQueue = head != null && !head.equals(request.owner());
+      }
+      if (blockedByHolders || blockedByQueue) {
+        if (request.fair()) {
+          lock.queue.put(request.owner(), now + request.queueKeepAliveMillis());
+        }
+        dropIfEmpty(request.name(), lock);
+        return AcquireResult.busy(blockedByHolders ? obstacleEnds : -1);
+      }
+      lock.queue.remove(request.owner());
+      if (me == null) {
+        long token = lockFences.merge(request.name(), 1L, Long::sum);
+        me = new Holder(clientId, token);
+        lock.holders.put(request.owner(), me);
+      }
+      if (request.mode() == LockMode.SHARED) {
+        me.shared++;
+      } else {
+        me.exclusive++;
+      }
+      me.expiresAt = Math.max(me.expiresAt, now + request.leaseMillis());
+      int holds = request.mode() == LockMode.SHARED ? me.shared : me.exclusive;
+      return AcquireResult.granted(me.token, holds);
+    }
+  }
+
+  ReleaseResult release(String name, String owner, LockMode mode) {
+    Runnable wakeup;
+    ReleaseResult result;
+    synchronized (this) {
+      long now = now();
+      LockRecord lock = locks.get(name);
+      if (lock == null) {
+        return ReleaseResult.NOT_HELD;
+      }
+      lock.purge(now);
+      Holder me = lock.holders.get(owner);
+      if (me == null || (mode == LockMode.SHARED ? me.shared : me.exclusive) == 0) {
+        dropIfEmpty(name, lock);
+        return ReleaseResult.NOT_HELD;
+      }
+      int remaining = mode == LockMode.SHARED ? --me.shared : --me.exclusive;
+      if (me.shared == 0 && me.exclusive == 0) {
+        lock.holders.remove(owner);
+      }
+      result = ReleaseResult.released(remaining);
+      wakeup = remaining == 0 ? wakeWaiters(name, lock, mode) : () -> {};
+      dropIfEmpty(name, lock);
+    }
+    wakeup.run();
+    return result;
+  }
+
+  /**
+   * After a release: if nobody holds the lock exclusively any more, the next waiter may enter (the
+   * fair queue's head, if there is a queue). A write released while the owner keeps a read hold
+   * lets every reader in.
+   */
+  private Runnable wakeWaiters(String name, LockRecord lock, LockMode released) {
+    boolean exclusiveLeft = lock.holders.values().stream().anyMatch(h -> h.exclusive > 0);
+    if (exclusiveLeft || (released == LockMode.SHARED && !lock.holders.isEmpty())) {
+      return () -> {};
+    }
+    String head = lock.queueHead();
+    if (head != null) {
+      return publish(ResourceType.LOCK, name, Wakeup.forOwner(head));
+    }
+    return publish(ResourceType.LOCK, name, Wakeup.of(1));
+  }
+
+  void leaveQueue(String name, String owner) {
+    Runnable wakeup = () -> {};
+    synchronized (this) {
+      LockRecord lock = locks.get(name);
+      if (lock == null) {
+        return;
+      }
+      lock.purge(now());
+      boolean wasHead = owner.equals(lock.queueHead());
+      lock.queue.remove(owner);
+      String next = lock.queueHead();
+      if (wasHead && next != null && lock.holders.isEmpty()) {
+        wakeup = publish(ResourceType.LOCK, name, Wakeup.forOwner(next));
+      }
+      dropIfEmpty(name, lock);
+    }
+    wakeup.run();
+  }
+
+  boolean forceRelease(String name) {
+    Runnable wakeup;
+    boolean held;
+    synchronized (this) {
+      LockRecord lock = locks.get(name);
+      if (lock == null) {
+        return false;
+      }
+      lock.purge(now());
+      held = !lock.holders.isEmpty();
+      lock.holders.clear();
+      wakeup = publish(ResourceType.LOCK, name, Wakeup.of(Wakeup.ALL));
+      dropIfEmpty(name, lock);
+    }
+    wakeup.run();
+    return held;
+  }
+
+  synchronized Optional<LockInfo> inspect(String name) {
+    LockRecord lock = locks.get(name);
+    if (lock == null) {
+      return Optional.empty();
+    }
+    long now = now();
+    lock.purge(now);
+    dropIfEmpty(name, lock);
+    if (lock.holders.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(lock.info(name, now));
+  }
+
+  synchronized List<LockInfo> list() {
+    long now = now();
+    List<LockInfo> result = new ArrayList<>();
+    for (Map.Entry<String, LockRecord> entry : new TreeMap<>(locks).entrySet()) {
+      LockRecord lock = entry.getValue();
+      lock.purge(now);
+      dropIfEmpty(entry.getKey(), lock);
+      if (!lock.holders.isEmpty()) {
+        result.add(lock.info(entry.getKey(), now));
+      }
+    }
+    return result;
+  }
+
+  private void dropIfEmpty(String name, LockRecord lock) {
+    if (lock.holders.isEmpty() && lock.queue.isEmpty()) {
+      locks.remove(name, lock);
+    }
+  }
+
+  // ---- renewal ----
+
+  synchronized Set<HolderRef> renew(Collection<HolderRef> refs, long leaseMillis) {
+    long now = now();
+    Set<HolderRef> gone = new HashSet<>();
+    for (HolderRef ref : refs) {
+      Leased leased = find(ref, now);
+      if (leased == null) {
+        gone.add(ref);
+      } else {
+        leased.extendTo(now + leaseMillis);
+      }
+    }
+    return gone;
+  }
+
+  private @Nullable Leased find(HolderRef ref, long now) {
+    if (ref.type() == ResourceType.LOCK) {
+      LockRecord lock = locks.get(ref.name());
+      if (lock == null) {
+        return null;
+      }
+      lock.purge(now);
+      return lock.holders.get(ref.holderId());
+    }
+    if (ref.type() == ResourceType.LEASED_SEMAPHORE) {
+      PermitPool pool = permitPools.get(ref.name());
+      if (pool == null) {
+        return null;
+      }
+      pool.purge(now);
+      return pool.granted.get(ref.holderId());
+    }
+    return null;
+  }
+
+  // ---- semaphores ----
+
+  synchronized boolean trySetPermits(String name, int permits) {
+    return semaphores.putIfAbsent(name, permits) == null;
+  }
+
+  void addPermits(String name, int delta) {
+    Runnable wakeup;
+    synchronized (this) {
+      semaphores.merge(name, delta, Integer::sum);
+      wakeup = delta > 0 ? publish(ResourceType.SEMAPHORE, name, Wakeup.of(delta)) : () -> {};
+    }
+    wakeup.run();
+  }
+
+  synchronized boolean tryAcquirePermits(String name, int permits) {
+    int available = semaphores.getOrDefault(name, 0);
+    if (available < permits) {
+      return false;
+    }
+    semaphores.put(name, available - permits);
+    return true;
+  }
+
+  synchronized int availablePermits(String name) {
+    return semaphores.getOrDefault(name, 0);
+  }
+
+  // ---- leased semaphores ----
+
+  synchronized boolean trySetLeasedPermits(String name, int permits) {
+    PermitPool pool = permitPools.computeIfAbsent(name, n -> new PermitPool());
+    if (pool.total != null) {
+      return false;
+    }
+    pool.total = permits;
+    return true;
+  }
+
+  void addLeasedPermits(String name, int delta) {
+    Runnable wakeup;
+    synchronized (this) {
+      PermitPool pool = permitPools.computeIfAbsent(name, n -> new PermitPool());
+      pool.total = (pool.total == null ? 0 : pool.total) + delta;
+      wakeup =
+          delta > 0 ? publish(ResourceType.LEASED_SEMAPHORE, name, Wakeup.of(delta)) : () -> {};
+    }
+    wakeup.run();
+  }
+
+  synchronized AcquireResult tryAcquirePermit(
+      String name, String permitId, long leaseMillis, String clientId) {
+    long now = now();
+    PermitPool pool = permitPools.computeIfAbsent(name, n -> new PermitPool());
+    pool.purge(now);
+    Permit existing = pool.granted.get(permitId);
+    if (existing != null) {
+      existing.extendTo(now + leaseMillis);
+      return AcquireResult.granted(existing.token, 1);
+    }
+    if (pool.free() <= 0) {
+      long earliest = -1;
+      for (Permit permit : pool.granted.values()) {
+        long left = permit.expiresAt - now;
+        earliest = earliest < 0 ? left : Math.min(earliest, left);
+      }
+      return AcquireResult.busy(earliest);
+    }
+    Permit permit = new Permit(++pool.fence, now + leaseMillis);
+    pool.granted.put(permitId, permit);
+    return AcquireResult.granted(permit.token, 1);
+  }
+
+  boolean releasePermit(String name, String permitId) {
+    Runnable wakeup;
+    synchronized (this) {
+      PermitPool pool = permitPools.get(name);
+      if (pool == null) {
+        return false;
+      }
+      pool.purge(now());
+      if (pool.granted.remove(permitId) == null) {
+        return false;
+      }
+      wakeup = publish(ResourceType.LEASED_SEMAPHORE, name, Wakeup.of(1));
+    }
+    wakeup.run();
+    return true;
+  }
+
+  synchronized int availableLeasedPermits(String name) {
+    PermitPool pool = permitPools.get(name);
+    if (pool == null) {
+      return 0;
+    }
+    pool.purge(now());
+    return Math.max(0, pool.free());
+  }
+
+  // ---- latches ----
+
+  synchronized boolean trySetCount(String name, long count) {
+    if (latches.getOrDefault(name, 0L) > 0) {
+      return false;
+    }
+    latches.put(name, count);
+    return true;
+  }
+
+  long countDown(String name) {
+    Runnable wakeup = () -> {};
+    long left;
+    synchronized (this) {
+      long count = latches.getOrDefault(name, 0L);
+      if (count == 0) {
+        return 0;
+      }
+      left = count - 1;
+      if (left == 0) {
+        latches.remove(name);
+        wakeup = publish(ResourceType.COUNT_DOWN_LATCH, name, Wakeup.of(Wakeup.ALL));
+      } else {
+        latches.put(name, left);
+      }
+    }
+    wakeup.run();
+    return left;
+  }
+
+  synchronized long count(String name) {
+    return latches.getOrDefault(name, 0L);
+  }
+
+  // ---- wake-ups ----
+
+  Runnable subscribe(ResourceType type, String name, Consumer<Wakeup> listener) {
+    Channel channel = new Channel(type, name);
+    subscribers.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(listener);
+    return () ->
+        subscribers.computeIfPresent(
+            channel,
+            (c, listeners) -> {
+              listeners.remove(listener);
+              return listeners.isEmpty() ? null : listeners;
+            });
+  }
+
+  /** Returns the delivery, to run once the monitor is released. */
+  private Runnable publish(ResourceType type, String name, Wakeup wakeup) {
+    List<Consumer<Wakeup>> listeners = subscribers.get(new Channel(type, name));
+    if (listeners == null || listeners.isEmpty()) {
+      return () -> {};
+    }
+    List<Consumer<Wakeup>> snapshot = List.copyOf(listeners);
+    return () -> dispatcher.execute(() -> snapshot.forEach(listener -> listener.accept(wakeup)));
+  }
+
+  // ---- records ----
+
+  private record Channel(ResourceType type, String name) {}
+
+  private interface Leased {
+    void extendTo(long deadline);
+  }
+
+  private static final class Holder implements Leased {
+    final String clientId;
+    final long token;
+    int shared;
+    int exclusive;
+    long expiresAt;
+
+    Holder(String clientId, long token) {
+      this.clientId = clientId;
+      this.token = token;
+    }
+
+    @Override
+    public void extendTo(long deadline) {
+      expiresAt = Math.max(expiresAt, deadline);
+    }
+  }
+
+  private static final class LockRecord {
+    final Map<String, Holder> holders = new LinkedHashMap<>();
+
+    /** Fair waiters in arrival order, each with the deadline of its place. */
+    final LinkedHashMap<String, Long> queue = new LinkedHashMap<>();
+
+    void purge(long now) {
+      holders.values().removeIf(holder -> holder.expiresAt <= now);
+      queue.values().removeIf(deadline -> deadline <= now);
+    }
+
+    @Nullable String queueHead() {
+      Iterator<String> it = queue.keySet().iterator();
+      return it.hasNext() ? it.next() : null;
+    }
+
+    LockInfo info(String name, long now) {
+      List<HolderInfo> infos = new ArrayList<>();
+      for (Map.Entry<String, Holder> entry : holders.entrySet()) {
+        Holder holder = entry.getValue();
+        Duration left = Duration.ofMillis(Math.max(0, holder.expiresAt - now));
+        if (holder.exclusive > 0) {
+          infos.add(
+              new HolderInfo(
+                  entry.getKey(),
+                  holder.clientId,
+                  LockMode.EXCLUSIVE,
+                  holder.exclusive,
+                  left,
+                  holder.token));
+        }
+        if (holder.shared > 0) {
+          infos.add(
+              new HolderInfo(
+                  entry.getKey(),
+                  holder.clientId,
+                  LockMode.SHARED,
+                  holder.shared,
+                  left,
+                  holder.token));
+        }
+      }
+      return new LockInfo(name, infos, queue.size());
+    }
+  }
+
+  private static final class Permit implements Leased {
+    final long token;
+    long expiresAt;
+
+    Permit(long token, long expiresAt) {
+      this.token = token;
+      this.expiresAt = expiresAt;
+    }
+
+    @Override
+    public void extendTo(long deadline) {
+      expiresAt = Math.max(expiresAt, deadline);
+    }
+  }
+
+  private static final class PermitPool {
+    @Nullable Integer total;
+    long fence;
+    final Map<String, Permit> granted = new LinkedHashMap<>();
+
+    void purge(long now) {
+      granted.values().removeIf(permit -> permit.expiresAt <= now);
+    }
+
+    int free() {
+      return (total == null ? 0 : total) - granted.size();
+    }
+  }
+}

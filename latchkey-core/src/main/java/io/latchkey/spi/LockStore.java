@@ -1,0 +1,63 @@
+package io.latchkey.spi;
+
+import io.latchkey.LockInfo;
+import io.latchkey.LockMode;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Lock records: per name, a set of holders (owner → holds per mode, lease, fencing token), a
+ * fencing counter that only grows, and an optional fair queue. See {@link LockRequest} for the
+ * grant rules.
+ */
+public interface LockStore {
+  /**
+   * One atomic acquire attempt.
+   *
+   * @param request the attempt
+   * @return granted, busy (with a hint), or upgrade refused
+   */
+  CompletionStage<AcquireResult> tryAcquire(LockRequest request);
+
+  /**
+   * Removes one hold of {@code owner} in {@code mode}. When the lock becomes acquirable for others,
+   * publishes a wake-up: one slot (to the fair queue's head, if there is a queue) after the last
+   * exclusive hold, or all slots when shared holders may now enter.
+   *
+   * @param name the lock name
+   * @param owner the owner id
+   * @param mode the mode of the hold to release
+   * @return whether the owner held it, and the holds left
+   */
+  CompletionStage<ReleaseResult> release(String name, String owner, LockMode mode);
+
+  /**
+   * Removes the owner from the fair queue (a waiter that gives up), waking the next one if the
+   * owner was at the head. Does nothing if it is not queued.
+   *
+   * @param name the lock name
+   * @param owner the owner id
+   * @return completes when done
+   */
+  CompletionStage<Void> leaveQueue(String name, String owner);
+
+  /**
+   * Removes every holder of the lock and wakes all waiters.
+   *
+   * @param name the lock name
+   * @return true if anyone held it
+   */
+  CompletionStage<Boolean> forceRelease(String name);
+
+  /**
+   * @param name the lock name
+   * @return the holders and queue, or empty if nobody holds it
+   */
+  CompletionStage<Optional<LockInfo>> inspect(String name);
+
+  /**
+   * @return every held lock; needs {@link io.latchkey.Feature#INSPECTION}
+   */
+  CompletionStage<List<LockInfo>> list();
+}
