@@ -1,0 +1,195 @@
+package io.latchkey.testkit;
+
+import io.latchkey.testkit.contract.BadInputContract;
+import io.latchkey.testkit.contract.CountDownLatchContract;
+import io.latchkey.testkit.contract.FairLockContract;
+import io.latchkey.testkit.contract.FeatureContract;
+import io.latchkey.testkit.contract.FencingContract;
+import io.latchkey.testkit.contract.InspectionContract;
+import io.latchkey.testkit.contract.LeaseContract;
+import io.latchkey.testkit.contract.LeasedSemaphoreContract;
+import io.latchkey.testkit.contract.MultiLockContract;
+import io.latchkey.testkit.contract.MultiProcessContract;
+import io.latchkey.testkit.contract.MutexContract;
+import io.latchkey.testkit.contract.MutualExclusionStressContract;
+import io.latchkey.testkit.contract.OwnerTokenContract;
+import io.latchkey.testkit.contract.ReadWriteLockContract;
+import io.latchkey.testkit.contract.ReentrantLockContract;
+import io.latchkey.testkit.contract.SemaphoreContract;
+import io.latchkey.testkit.contract.WaitingContract;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The whole conformance kit. A backend module runs all of it with one test class:
+ *
+ * <pre>{@code
+ * class RedisConformanceTest extends ConformanceKit {
+ *   @Override
+ *   protected BackendFixture fixture() { return REDIS; }
+ * }
+ * }</pre>
+ *
+ * Each suite is a nested class, so reports group the tests by primitive and property.
+ */
+public abstract class ConformanceKit {
+  /**
+   * @return the backend under test, the same for every suite
+   */
+  protected abstract BackendFixture fixture();
+
+  /** Mutual exclusion, reentrancy and hold counts, owner-only unlock, the Lock methods. */
+  @Nested
+  class ReentrantLock extends ReentrantLockContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /**
+   * Explicit lease expiry, watchdog renewal, lease loss and its listeners, re-entry never
+   * shortening a lease.
+   */
+  @Nested
+  class Lease extends LeaseContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Fencing tokens grow with every grant of a name. */
+  @Nested
+  class Fencing extends FencingContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** First-come first-served order and dead waiters dropping out of the queue. */
+  @Nested
+  class FairLock extends FairLockContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** The non-reentrant mutex. */
+  @Nested
+  class Mutex extends MutexContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Read-write rules: shared readers, exclusive writer, writer may read, upgrade refused. */
+  @Nested
+  class ReadWriteLock extends ReadWriteLockContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Explicit owner tokens: re-entry and release from other threads and clients. */
+  @Nested
+  class OwnerToken extends OwnerTokenContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Timeouts, interrupts, wake-ups and the async forms. */
+  @Nested
+  class Waiting extends WaitingContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Invalid arguments are refused with clear messages. */
+  @Nested
+  class BadInput extends BadInputContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Inspection, listing and force release. */
+  @Nested
+  class Inspection extends InspectionContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Counting semaphore accounting. */
+  @Nested
+  class Semaphore extends SemaphoreContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Leased semaphore accounting and permit expiry. */
+  @Nested
+  class LeasedSemaphore extends LeasedSemaphoreContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Count-down latches. */
+  @Nested
+  class CountDownLatch extends CountDownLatchContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Multi-lock all-or-none and deadlock-free ordering. */
+  @Nested
+  class MultiLock extends MultiLockContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Many threads doing an unsynchronised read-modify-write under the lock. */
+  @Nested
+  class MutualExclusionStress extends MutualExclusionStressContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Declared features match the backend, missing ones refuse cleanly. */
+  @Nested
+  class Feature extends FeatureContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Worker JVMs contending, and a SIGKILLed holder whose lock frees after its lease. */
+  @Nested
+  class MultiProcess extends MultiProcessContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package io.latchkey.testkit;
+
+import io.latchkey.Latchkey;
+import io.latchkey.LatchkeyOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Base of every suite of the kit: the fixture, clients opened on it (closed after each test),
+ * unique resource names, and the short timings the suites use.
+ *
+ * <p>Default test options: a 2 s watchdog lease renewed every 500 ms, 2 s operation timeout, 200 ms
+ * re-check. Suites that test expiry use explicit lease times of a few hundred milliseconds and
+ * Awaitility, never fixed sleeps.
+ */
+@ExtendWith(FeatureCondition.class)
+public abstract class ContractSupport {
+  private static final AtomicLong NAMES = new AtomicLong();
+
+  private final List<Latchkey> clients = new ArrayList<>();
+  private final List<ExecutorService> executors = new ArrayList<>();
+  private @Nullable Latchkey client;
+
+  /**
+   * @return the backend under test
+   */
+  protected abstract BackendFixture fixture();
+
+  /**
+   * @return the options the kit's clients use unless a test says otherwise
+   */
+  protected static LatchkeyOptions.Builder testOptions() {
+    return LatchkeyOptions.builder()
+        .leaseTime(Duration.ofSeconds(2))
+        .renewInterval(Duration.ofMillis(500))
+        .operationTimeout(Duration.ofSeconds(2))
+        .recheckInterval(Duration.ofMillis(200))
+        .fairQueueKeepAlive(Duration.ofSeconds(1))
+        .closeOnShutdown(false);
+  }
+
+  /**
+   * @return the test's first client, opened on first use
+   */
+  protected Latchkey client() {
+    if (client == null) {
+      client = newClient();
+    }
+    return client;
+  }
+
+  /**
+   * @return a new client on its own connection: to the backend, another process
+   */
+  protected Latchkey newClient() {
+    return newClient(UnaryOperator.identity());
+  }
+
+  /**
+   * @param options changes to {@link #testOptions()}
+   * @return a new client with those options
+   */
+  protected Latchkey newClient(UnaryOperator<LatchkeyOptions.Builder> options) {
+    Latchkey opened = Latchkey.using(fixture().backend(), options.apply(testOptions()).build());
+    synchronized (clients) {
+      clients.add(opened);
+    }
+    return opened;
+  }
+
+  /**
+   * @param hint a readable part
+   * @return a resource name no other test uses
+   */
+  protected static String uniqueName(String hint) {
+    return "kit/" + hint + "/" + System.nanoTime() + "-" + NAMES.incrementAndGet();
+  }
+
+  /**
+   * @param threads the pool size
+   * @return a pool shut down after the test
+   */
+  protected ExecutorService executor(int threads) {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    executors.add(pool);
+    return pool;
+  }
+
+  /** Closes every client and pool the test opened. */
+  @AfterEach
+  void closeClientsAndPools() throws InterruptedException {
+    for (ExecutorService pool : executors) {
+      pool.shutdownNow();
+      pool.awaitTermination(10, TimeUnit.SECONDS);
+    }
+    executors.clear();
+    synchronized (clients) {
+      for (Latchkey opened : clients) {
+        opened.close();
+      }
+      clients.clear();
+    }
+    client = null;
+  }
+}
