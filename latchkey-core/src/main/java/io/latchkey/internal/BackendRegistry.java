@@ -8,20 +8,32 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.ServiceLoader;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Finds the backend for a URI among the {@link BackendProvider}s on the class path. */
 public final class BackendRegistry {
+  private static final Pattern SCHEME_ONLY = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*):");
+
   private BackendRegistry() {}
 
   /**
+   * A URI that is only a scheme ({@code memory:}) is passed to the provider as {@code
+   * memory:default}.
+   *
    * @param uri a backend URI
    * @return a factory that opens it
    * @throws IllegalArgumentException if the URI is malformed or no provider takes its scheme
    */
   public static BackendFactory factoryFor(String uri) {
+    String trimmed = uri.trim();
+    Matcher schemeOnly = SCHEME_ONLY.matcher(trimmed);
+    if (schemeOnly.matches()) {
+      trimmed = schemeOnly.group(1) + ":default";
+    }
     URI parsed;
     try {
-      parsed = new URI(uri.trim());
+      parsed = new URI(trimmed);
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException(
           "malformed backend URI '" + uri + "': " + e.getMessage(), e);
