@@ -1,0 +1,115 @@
+package io.latchkey;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.reflect.Modifier;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins what latchkey-core exports, so that a type does not become public API by accident: every
+ * public type must be listed here, on purpose.
+ */
+class PublicApiTest {
+  @Test
+  void apiPackageExportsExactlyTheseTypes() throws Exception {
+    assertThat(publicTypes("io.latchkey"))
+        .containsExactlyInAnyOrder(
+            "BackendTimeoutException",
+            "BackendUnavailableException",
+            "DistributedCountDownLatch",
+            "DistributedLock",
+            "DistributedMutex",
+            "DistributedReadWriteLock",
+            "DistributedSemaphore",
+            "Feature",
+            "HolderInfo",
+            "Latchkey",
+            "LatchkeyException",
+            "LatchkeyOptions",
+            "LatchkeyOptions$Builder",
+            "Lease",
+            "LeaseLostException",
+            "LeasedSemaphore",
+            "LockAdmin",
+            "LockInfo",
+            "LockMode",
+            "LockTimeoutException",
+            "LockUpgradeException",
+            "MultiLease",
+            "MultiLock",
+            "OwnerToken",
+            "Ticker",
+            "UnsupportedFeatureException");
+  }
+
+  @Test
+  void spiPackageExportsExactlyTheseTypes() throws Exception {
+    assertThat(publicTypes("io.latchkey.spi"))
+        .containsExactlyInAnyOrder(
+            "AcquireResult",
+            "AcquireResult$Status",
+            "BackendContext",
+            "BackendFactory",
+            "BackendProvider",
+            "HolderRef",
+            "LatchStore",
+            "LatchkeyBackend",
+            "LeasedSemaphoreStore",
+            "LockRequest",
+            "LockStore",
+            "ReleaseResult",
+            "ResourceType",
+            "SemaphoreStore",
+            "Wakeup",
+            "WakeupBus",
+            "WakeupBus$Subscription");
+  }
+
+  @Test
+  void engineAndMemoryPackagesExportOnlyTheirEntryPoints() throws Exception {
+    assertThat(publicTypes("io.latchkey.internal"))
+        .containsExactlyInAnyOrder("BackendRegistry", "LatchkeyClient", "LockOrdering");
+    assertThat(publicTypes("io.latchkey.memory"))
+        .containsExactlyInAnyOrder("MemoryBackendProvider", "MemoryLockServer");
+  }
+
+  private static List<String> publicTypes(String packageName)
+      throws IOException, URISyntaxException {
+    // The main classes, not the test classes that share the package names.
+    URL mainClasses = Latchkey.class.getProtectionDomain().getCodeSource().getLocation();
+    Path packageDirectory = Path.of(mainClasses.toURI()).resolve(packageName.replace('.', '/'));
+    try (Stream<Path> files = Files.list(packageDirectory)) {
+      return files
+          .map(path -> path.getFileName().toString())
+          .filter(file -> file.endsWith(".class") && !file.equals("package-info.class"))
+          .map(file -> file.substring(0, file.length() - ".class".length()))
+          .filter(simple -> isPublic(packageName + "." + simple))
+          .sorted()
+          .toList();
+    }
+  }
+
+  private static boolean isPublic(String className) {
+    try {
+      Class<?> type = Class.forName(className, false, PublicApiTest.class.getClassLoader());
+      if (type.isAnonymousClass() || type.isSynthetic()) {
+        return false;
+      }
+      for (Class<?> c = type; c != null; c = c.getEnclosingClass()) {
+        if (!Modifier.isPublic(c.getModifiers())) {
+          return false;
+        }
+      }
+      return true;
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
