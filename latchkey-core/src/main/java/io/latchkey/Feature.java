@@ -21,6 +21,6 @@ public enum Feature {
    * back-off.
    */
   WAKEUP_PUSH,
-  /** Held locks can be listed and inspected, and force-released by an administrator. */
+  /** Held locks can be listed ({@link LockAdmin#list()}); inspecting one lock needs no feature. */
   INSPECTION
 }

@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /**
  * The monitor's view of a backend: which locks are held, by whom, for how long, and the power to
- * free one. Listing and inspection need {@link Feature#INSPECTION}.
+ * free one. Listing every lock needs {@link Feature#INSPECTION}; inspecting one lock and
+ * force-releasing it work on every backend.
  */
 public interface LockAdmin {
   /**
@@ -17,7 +18,6 @@ public interface LockAdmin {
   /**
    * @param name a lock name
    * @return the lock if it is held now
-   * @throws UnsupportedFeatureException if the backend cannot inspect locks
    */
   Optional<LockInfo> inspect(String name);
 

@@ -115,20 +115,30 @@ public final class MultiLock {
    */
   public Optional<MultiLease> tryAcquire() {
     List<Lease> taken = new ArrayList<>(members.size());
-    for (DistributedLock member : members) {
-      Optional<Lease> lease = member.tryAcquire();
-      if (lease.isEmpty()) {
-        releaseAll(taken);
-        return Optional.empty();
+    try {
+      for (DistributedLock member : members) {
+        Optional<Lease> lease = member.tryAcquire();
+        if (lease.isEmpty()) {
+          releaseAll(taken);
+          return Optional.empty();
+        }
+        taken.add(lease.get());
       }
-      taken.add(lease.get());
+    } catch (RuntimeException e) {
+      try {
+        releaseAll(taken);
+      } catch (RuntimeException releaseFailure) {
+        e.addSuppressed(releaseFailure);
+      }
+      throw e;
     }
     return Optional.of(new MultiLease(taken));
   }
 
   /**
    * Asynchronous {@link #acquire(Duration)}: members are requested one after another in the global
-   * order; the owner of thread-owned members is the calling thread.
+   * order; the owner of thread-owned members is the calling thread. Cancelling the returned future
+   * abandons the wait and releases the members taken so far.
    *
    * @param wait the total wait
    * @return the grant, or fails with {@link LockTimeoutException} (nothing held)
@@ -139,35 +149,83 @@ public final class MultiLock {
       throw new IllegalArgumentException("wait must not be negative, was " + wait);
     }
     long deadline = System.nanoTime() + wait.toNanos();
-    List<CompletionStage<Lease>> requested = new ArrayList<>();
-    CompletableFuture<List<Lease>> chain = CompletableFuture.completedFuture(new ArrayList<>());
-    for (DistributedLock unbound : members) {
-      // Thread-owned members belong to the calling thread even though later members are asked for
-      // on whichever thread answered the previous one.
-      DistributedLock member = LockOrdering.bindToCurrentOwner(unbound);
-      chain =
-          chain.thenCompose(
-              taken -> {
-                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                CompletionStage<Lease> next = member.acquireAsync(left);
-                requested.add(next);
-                return next.thenApply(
-                    lease -> {
-                      taken.add(lease);
-                      return taken;
-                    });
-              });
+    // Thread-owned members belong to the calling thread even though later members are asked for
+    // on whichever thread answered the previous one.
+    List<DistributedLock> bound = new ArrayList<>(members.size());
+    for (DistributedLock member : members) {
+      bound.add(LockOrdering.bindToCurrentOwner(member));
     }
-    return chain
-        .thenApply(MultiLease::new)
-        .whenComplete(
-            (ok, failure) -> {
-              if (failure != null) {
-                for (CompletionStage<Lease> stage : requested) {
-                  stage.thenAccept(Lease::releaseAsync);
-                }
+    AsyncAcquisition acquisition = new AsyncAcquisition(bound, deadline);
+    acquisition.next();
+    return acquisition.result;
+  }
+
+  /**
+   * Takes the members one after another. Cancelling the result cancels the member request in flight
+   * (whose own late grant is then released) and releases the members already taken.
+   */
+  private static final class AsyncAcquisition {
+    private final List<DistributedLock> members;
+    private final long deadline;
+    private final List<Lease> taken = new ArrayList<>();
+    private final CompletableFuture<MultiLease> result = new CompletableFuture<>();
+    private @Nullable CompletableFuture<Lease> inFlight;
+
+    AsyncAcquisition(List<DistributedLock> members, long deadline) {
+      this.members = members;
+      this.deadline = deadline;
+      result.whenComplete(
+          (lease, failure) -> {
+            if (failure != null) {
+              abandon();
+            }
+          });
+    }
+
+    synchronized void next() {
+      if (result.isDone()) {
+        return;
+      }
+      if (taken.size() == members.size()) {
+        result.complete(new MultiLease(taken));
+        return;
+      }
+      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      CompletableFuture<Lease> request =
+          members.get(taken.size()).acquireAsync(left).toCompletableFuture();
+      inFlight = request;
+      request.whenComplete(
+          (lease, failure) -> {
+            if (failure != null) {
+              result.completeExceptionally(failure);
+              return;
+            }
+            synchronized (this) {
+              if (result.isDone()) {
+                lease.releaseAsync();
+                return;
               }
-            });
+              taken.add(lease);
+            }
+            next();
+          });
+    }
+
+    private void abandon() {
+      CompletableFuture<Lease> request;
+      List<Lease> toRelease;
+      synchronized (this) {
+        request = inFlight;
+        toRelease = new ArrayList<>(taken);
+        taken.clear();
+      }
+      if (request != null) {
+        request.cancel(false);
+      }
+      for (Lease lease : toRelease) {
+        lease.releaseAsync();
+      }
+    }
   }
 
   /** Releases the leases in reverse order; the first failure is thrown after all were tried. */

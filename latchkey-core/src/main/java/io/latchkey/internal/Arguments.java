@@ -54,12 +54,12 @@ final class Arguments {
 
   static Duration leaseTime(Duration leaseTime) {
     Objects.requireNonNull(leaseTime, "leaseTime must not be null");
-    if (leaseTime.toMillis() < 1) {
-      throw new IllegalArgumentException("leaseTime must be at least 1 ms, was " + leaseTime);
-    }
     if (leaseTime.compareTo(LatchkeyOptions.MAX_DURATION) > 0) {
       throw new IllegalArgumentException(
           "leaseTime must be at most " + LatchkeyOptions.MAX_DURATION + ", was " + leaseTime);
+    }
+    if (leaseTime.compareTo(Duration.ofMillis(1)) < 0) {
+      throw new IllegalArgumentException("leaseTime must be at least 1 ms, was " + leaseTime);
     }
     return leaseTime;
   }

@@ -23,6 +23,7 @@ final class BackendCalls {
   private final String backend;
   private final Duration timeout;
   private final ScheduledExecutorService timer;
+  private volatile boolean closed;
 
   BackendCalls(String backend, Duration timeout, ScheduledExecutorService timer) {
     this.backend = backend;
@@ -31,6 +32,10 @@ final class BackendCalls {
   }
 
   <T> CompletableFuture<T> call(String what, Supplier<? extends CompletionStage<T>> operation) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("this latchkey client is closed"));
+    }
     CompletionStage<T> stage;
     try {
       stage = operation.get();
@@ -91,6 +96,11 @@ final class BackendCalls {
       t = t.getCause();
     }
     return t;
+  }
+
+  /** From now on every call fails at once: the client is closed. */
+  void close() {
+    closed = true;
   }
 
   String backend() {

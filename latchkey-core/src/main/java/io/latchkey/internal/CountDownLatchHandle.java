@@ -60,15 +60,7 @@ final class CountDownLatchHandle implements DistributedCountDownLatch {
   @Override
   public CompletionStage<Boolean> awaitAsync(Duration wait) {
     Arguments.wait(wait);
-    CompletableFuture<@Nullable Boolean> waiting = start(wait.toNanos());
-    CompletableFuture<Boolean> out = waiting.thenApply(done -> done != null);
-    out.whenComplete(
-        (value, failure) -> {
-          if (out.isCancelled()) {
-            waiting.cancel(false);
-          }
-        });
-    return out;
+    return Results.map(start(wait.toNanos()), done -> done != null);
   }
 
   private CompletableFuture<@Nullable Boolean> start(long waitNanos) {

@@ -9,11 +9,15 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What this client knows of one holder's lease: hold counts per mode (mirroring the backend's
- * answers), the fencing token, whether the watchdog renews it, until when it is known to be valid,
- * and whether it was lost.
+ * What this client knows of one holder's lease: the grants this client made per mode, the fencing
+ * token, whether the watchdog renews it, until when it is known to be valid, and whether it was
+ * lost.
  *
- * <p>A lost hold stays registered until every local hold on it has been released, so that each of
+ * <p>The counts are this client's own grants, not the backend's total for the owner: a token owner
+ * may also hold grants made by another process, and this client must neither release those on close
+ * nor keep them alive with its watchdog once its own grants are released.
+ *
+ * <p>A lost hold stays registered until every local grant on it has been released, so that each of
  * those releases can report the loss instead of "not held".
  */
 final class Hold {
@@ -31,12 +35,11 @@ final class Hold {
     this.ref = ref;
   }
 
-  synchronized void granted(
-      LockMode mode, int holdsInMode, long token, boolean renewed, long sentAt, long lease) {
+  synchronized void granted(LockMode mode, long token, boolean renewed, long sentAt, long lease) {
     if (mode == LockMode.SHARED) {
-      sharedHolds = holdsInMode;
+      sharedHolds++;
     } else {
-      exclusiveHolds = holdsInMode;
+      exclusiveHolds++;
     }
     fencingToken = token;
     if (renewed) {
@@ -46,17 +49,7 @@ final class Hold {
     extendValidity(sentAt + lease);
   }
 
-  /** Records the backend's count after a release; returns the holds left in all modes. */
-  synchronized int released(LockMode mode, int remaining) {
-    if (mode == LockMode.SHARED) {
-      sharedHolds = remaining;
-    } else {
-      exclusiveHolds = remaining;
-    }
-    return sharedHolds + exclusiveHolds;
-  }
-
-  /** Forgets one local hold of a lost lease; returns the holds left. */
+  /** Forgets one grant (released, or reported lost); returns the grants left in all modes. */
   synchronized int dropOne(LockMode mode) {
     if (mode == LockMode.SHARED) {
       sharedHolds = Math.max(0, sharedHolds - 1);

@@ -16,33 +16,33 @@ import org.jspecify.annotations.Nullable;
 final class HoldRegistry {
   private final ConcurrentMap<HolderRef, Hold> holds = new ConcurrentHashMap<>();
 
-  Hold granted(
-      HolderRef ref,
-      LockMode mode,
-      int holdsInMode,
-      long token,
-      boolean renewed,
-      long sentAt,
-      long lease) {
-    return holds.compute(
-        ref,
-        (key, current) -> {
-          Hold hold = current == null || current.lost() != null ? new Hold(key) : current;
-          hold.granted(mode, holdsInMode, token, renewed, sentAt, lease);
-          return hold;
-        });
+  /**
+   * Records a grant. A grant whose token differs from the registered hold's means the backend
+   * forgot that hold (it expired before this client noticed) and this is a new one: the old hold is
+   * returned as {@code superseded} so the caller can report its loss.
+   */
+  Granted granted(
+      HolderRef ref, LockMode mode, long token, boolean renewed, long sentAt, long lease) {
+    Hold[] superseded = new Hold[1];
+    Hold hold =
+        holds.compute(
+            ref,
+            (key, current) -> {
+              Hold target = current;
+              if (current == null || current.lost() != null) {
+                target = new Hold(key);
+              } else if (current.fencingToken() != token) {
+                superseded[0] = current;
+                target = new Hold(key);
+              }
+              target.granted(mode, token, renewed, sentAt, lease);
+              return target;
+            });
+    return new Granted(hold, superseded[0]);
   }
 
-  void released(Hold hold, LockMode mode, int remaining) {
-    holds.computeIfPresent(
-        hold.ref,
-        (key, current) -> {
-          if (current != hold) {
-            return current;
-          }
-          return hold.released(mode, remaining) == 0 ? null : hold;
-        });
-  }
+  /** A grant's hold, and the hold it replaced if the backend had forgotten that one. */
+  record Granted(Hold hold, @Nullable Hold superseded) {}
 
   void dropOne(Hold hold, LockMode mode) {
     holds.computeIfPresent(

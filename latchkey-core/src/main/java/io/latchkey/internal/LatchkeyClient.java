@@ -75,9 +75,15 @@ public final class LatchkeyClient implements Latchkey {
   private final boolean pushWakeups;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final @Nullable Thread shutdownHook;
+  private final String threadOwnerPrefix;
+  private final ThreadLocal<String> threadOwner;
 
   private LatchkeyClient(String clientId, LatchkeyOptions options, LatchkeyBackend backend) {
     this.clientId = clientId;
+    this.threadOwnerPrefix = clientId + ":";
+    // A thread's owner id never changes; built once per thread, not on every acquire.
+    this.threadOwner =
+        ThreadLocal.withInitial(() -> threadOwnerPrefix + Thread.currentThread().getId());
     this.options = options;
     this.backend = backend;
     this.features = Set.copyOf(backend.features());
@@ -215,6 +221,7 @@ public final class LatchkeyClient implements Latchkey {
     } catch (Exception e) {
       LOG.warn("releasing held locks on close failed; their leases will run out: {}", e.toString());
     }
+    calls.close();
     try {
       backend.close();
     } finally {
@@ -257,11 +264,11 @@ public final class LatchkeyClient implements Latchkey {
   }
 
   String currentThreadOwner() {
-    return clientId + ":" + Thread.currentThread().getId();
+    return threadOwner.get();
   }
 
   boolean isThreadOwner(String owner) {
-    return owner.startsWith(clientId + ":");
+    return owner.startsWith(threadOwnerPrefix);
   }
 
   void ensureOpen() {
@@ -323,17 +330,13 @@ public final class LatchkeyClient implements Latchkey {
                         return switch (answer.status()) {
                           case GRANTED -> {
                             Hold hold =
-                                holds.granted(
+                                registerGrant(
                                     ref,
                                     mode,
-                                    answer.holds(),
                                     answer.fencingToken(),
                                     watchdog,
                                     sentAt,
                                     TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-                            if (!watchdog) {
-                              watchExplicitLease(hold);
-                            }
                             yield Acquisition.Attempt.<Lease>granted(
                                 new HoldLease(this, hold, mode));
                           }
@@ -376,14 +379,35 @@ public final class LatchkeyClient implements Latchkey {
             });
   }
 
-  /** Releases one hold (lock) or the permit (leased semaphore). */
+  private Hold registerGrant(
+      HolderRef ref, LockMode mode, long token, boolean watchdog, long sentAt, long leaseNanos) {
+    HoldRegistry.Granted granted = holds.granted(ref, mode, token, watchdog, sentAt, leaseNanos);
+    Hold superseded = granted.superseded();
+    if (superseded != null) {
+      markLost(
+          superseded,
+          new LeaseLostException(
+              describe(superseded)
+                  + " was lost: the backend had forgotten it when the same owner acquired again",
+              null));
+    }
+    if (!watchdog) {
+      watchExplicitLease(granted.hold());
+    }
+    return granted.hold();
+  }
+
+  /**
+   * Releases one grant (lock) or the permit (leased semaphore).
+   *
+   * <p>A lost grant is not released on the backend: the backend has forgotten it already, or (an
+   * explicit lease that ran out by this client's clock a moment before the backend's) will in a
+   * moment. Releasing it there by owner could undo a newer grant to the same owner.
+   */
   CompletableFuture<Void> release(Hold hold, LockMode mode) {
     LeaseLostException lost = hold.lost();
     if (lost != null) {
       holds.dropOne(hold, mode);
-      // The backend may still hold it (an explicit lease that ran out by this client's clock
-      // first): clean up quietly, but the caller must hear that the lease was lost.
-      releaseOnBackend(hold, mode).exceptionally(e -> null);
       return CompletableFuture.failedFuture(lost);
     }
     return releaseOnBackend(hold, mode)
@@ -400,7 +424,7 @@ public final class LatchkeyClient implements Latchkey {
                 holds.dropOne(hold, mode);
                 throw gone;
               }
-              holds.released(hold, mode, remaining);
+              holds.dropOne(hold, mode);
               return null;
             });
   }
@@ -438,19 +462,13 @@ public final class LatchkeyClient implements Latchkey {
   /** Registers a granted permit of a leased semaphore. */
   Hold permitGranted(
       String name, String permitId, long token, boolean watchdog, long sentAt, long leaseNanos) {
-    Hold hold =
-        holds.granted(
-            new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId),
-            LockMode.EXCLUSIVE,
-            1,
-            token,
-            watchdog,
-            sentAt,
-            leaseNanos);
-    if (!watchdog) {
-      watchExplicitLease(hold);
-    }
-    return hold;
+    return registerGrant(
+        new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId),
+        LockMode.EXCLUSIVE,
+        token,
+        watchdog,
+        sentAt,
+        leaseNanos);
   }
 
   /**

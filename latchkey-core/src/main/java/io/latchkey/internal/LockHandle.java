@@ -2,6 +2,7 @@ package io.latchkey.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.HolderInfo;
+import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LockMode;
 import io.latchkey.OwnerToken;
@@ -117,10 +118,19 @@ final class LockHandle implements DistributedLock {
     return tryAcquire().isPresent();
   }
 
+  /**
+   * The {@link java.util.concurrent.locks.Lock} form: as in {@code java.util.concurrent}, a wait
+   * too long to matter (such as {@code Long.MAX_VALUE} days) means waiting for as long as it takes,
+   * and a negative one means not waiting.
+   */
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
     Objects.requireNonNull(unit, "unit must not be null");
-    return tryLock(Duration.ofNanos(unit.toNanos(Math.max(0, time))));
+    long nanos = unit.toNanos(Math.max(0, time));
+    if (nanos > LatchkeyOptions.MAX_DURATION.toNanos()) {
+      return Blocking.await(start(-1, null)) != null;
+    }
+    return Blocking.await(start(nanos, null)) != null;
   }
 
   @Override
@@ -147,6 +157,7 @@ final class LockHandle implements DistributedLock {
   }
 
   private CompletableFuture<Void> unlockFor(String owner) {
+    client.ensureOpen();
     Hold hold = client.holds().find(new HolderRef(ResourceType.LOCK, name, owner));
     if (hold != null && hold.holds(mode) > 0) {
       return client.release(hold, mode);

@@ -3,6 +3,7 @@ package io.latchkey.internal;
 import io.latchkey.LockTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /** Turns the engine's "null means the wait ran out" into the API's outcomes. */
@@ -37,10 +38,23 @@ final class Results {
             out.complete(value);
           }
         });
+    return cancellingUpstream(out, acquisition);
+  }
+
+  /**
+   * {@code source.thenApply(mapping)}, except that cancelling the result cancels {@code source} too
+   * (a plain {@code thenApply} stage does not pass a cancellation upstream).
+   */
+  static <S, T> CompletableFuture<T> map(CompletableFuture<S> source, Function<S, T> mapping) {
+    return cancellingUpstream(source.thenApply(mapping), source);
+  }
+
+  private static <T> CompletableFuture<T> cancellingUpstream(
+      CompletableFuture<T> out, CompletableFuture<?> upstream) {
     out.whenComplete(
         (value, failure) -> {
           if (out.isCancelled()) {
-            acquisition.cancel(false);
+            upstream.cancel(false);
           }
         });
     return out;

@@ -77,8 +77,8 @@ final class SemaphoreHandle implements DistributedSemaphore {
   public CompletionStage<Void> acquireAsync(int permits, Duration wait) {
     Arguments.permits(permits);
     Arguments.wait(wait);
-    return Results.orTimeoutAsync(start(permits, wait.toNanos()), what(permits), wait)
-        .thenApply(taken -> null);
+    return Results.map(
+        Results.orTimeoutAsync(start(permits, wait.toNanos()), what(permits), wait), taken -> null);
   }
 
   private String what(int permits) {

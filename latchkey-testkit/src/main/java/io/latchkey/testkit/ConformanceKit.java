@@ -177,7 +177,7 @@ public abstract class ConformanceKit {
 
   /** Declared features match the backend, missing ones refuse cleanly. */
   @Nested
-  class Feature extends FeatureContract {
+  class FeatureDeclarations extends FeatureContract {
     @Override
     protected BackendFixture fixture() {
       return ConformanceKit.this.fixture();

@@ -1,6 +1,5 @@
 package io.latchkey.testkit;
 
-import io.latchkey.Feature;
 import io.latchkey.memory.MemoryLockServer;
 import io.latchkey.spi.BackendFactory;
 import java.util.EnumSet;
@@ -23,8 +22,9 @@ class MemoryConformanceTest extends ConformanceKit {
         }
 
         @Override
-        public Set<Feature> features() {
-          return EnumSet.allOf(Feature.class);
+        public Set<io.latchkey.Feature> features() {
+          // Qualified: the kit's nested suite class Feature hides the import in subclasses.
+          return EnumSet.allOf(io.latchkey.Feature.class);
         }
       };
 

@@ -1,6 +1,188 @@
 package io.latchkey.testkit.contract;
 
-import io.latchkey.testkit.ContractSupport;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
-/** Conformance: inspection, listing and force release. */
-public abstract class InspectionContract extends ContractSupport {}
+import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
+import io.latchkey.Feature;
+import io.latchkey.HolderInfo;
+import io.latchkey.Latchkey;
+import io.latchkey.Lease;
+import io.latchkey.LockInfo;
+import io.latchkey.LockMode;
+import io.latchkey.UnsupportedFeatureException;
+import io.latchkey.testkit.ContractSupport;
+import io.latchkey.testkit.RequiresFeature;
+import io.latchkey.testkit.RequiresMissingFeature;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Conformance: inspection, listing and force release.
+ *
+ * <ul>
+ *   <li>{@code inspectShowsTheHolder}: inspect shows the one exclusive holder with its holds, the
+ *       remaining lease, the fencing token of its grant and the client id of the client that holds
+ *       it.
+ *   <li>{@code inspectOfAFreeLockIsEmpty}: a lock never taken, and one released, inspect as empty.
+ *   <li>{@code inspectShowsSharedHolders}: readers of a read-write lock show as shared holders,
+ *       each with its own owner and client id.
+ *   <li>{@code listShowsHeldLocksOnly}: list contains every held lock (locks and mutexes) with its
+ *       holder, and no released or never-taken lock.
+ *   <li>{@code listIsRefusedWithoutTheFeature}: a backend without {@link Feature#INSPECTION}
+ *       refuses list with UnsupportedFeatureException.
+ *   <li>{@code forceReleaseFreesAnotherClientsLock}: an administrator frees a lock that another
+ *       client holds (true), a waiter gets it, and force release of a free lock returns false.
+ *   <li>{@code remainingLeaseOfALock}: remainingLease is empty while free and shows the holder's
+ *       lease, within its lease time, while held.
+ * </ul>
+ */
+public abstract class InspectionContract extends ContractSupport {
+
+  @Test
+  void inspectShowsTheHolder() throws InterruptedException {
+    String name = uniqueName("inspect");
+    Latchkey holderClient = newClient();
+    DistributedLock lock = holderClient.lock(name);
+    Duration leaseTime = Duration.ofSeconds(30);
+    Lease outer = lock.acquire(Duration.ZERO, leaseTime);
+    lock.acquire(Duration.ZERO, leaseTime);
+
+    LockInfo info = client().admin().inspect(name).orElseThrow();
+
+    assertThat(info.name()).isEqualTo(name);
+    assertThat(info.queuedWaiters()).isZero();
+    assertThat(info.holders())
+        .singleElement()
+        .satisfies(
+            holder -> {
+              assertThat(holder.owner()).isNotBlank();
+              assertThat(holder.clientId()).isEqualTo(holderClient.clientId());
+              assertThat(holder.mode()).isEqualTo(LockMode.EXCLUSIVE);
+              assertThat(holder.holds()).isEqualTo(2);
+              assertThat(holder.remainingLease())
+                  .isPositive()
+                  .isLessThanOrEqualTo(leaseTime)
+                  .isGreaterThan(leaseTime.dividedBy(2));
+              assertThat(holder.fencingToken()).isEqualTo(outer.fencingToken());
+            });
+  }
+
+  @Test
+  void inspectOfAFreeLockIsEmpty() {
+    String name = uniqueName("inspect");
+    assertThat(client().admin().inspect(name)).isEmpty();
+
+    DistributedLock lock = newClient().lock(name);
+    lock.lock();
+    assertThat(client().admin().inspect(name)).isPresent();
+    lock.unlock();
+
+    assertThat(client().admin().inspect(name)).isEmpty();
+  }
+
+  @Test
+  @RequiresFeature(Feature.READ_WRITE_LOCK)
+  void inspectShowsSharedHolders() {
+    String name = uniqueName("inspect");
+    Latchkey first = newClient();
+    Latchkey second = newClient();
+    DistributedReadWriteLock one = first.readWriteLock(name);
+    DistributedReadWriteLock two = second.readWriteLock(name);
+    one.readLock().lock();
+    two.readLock().lock();
+    two.readLock().lock();
+
+    LockInfo info = client().admin().inspect(name).orElseThrow();
+
+    assertThat(info.holders()).hasSize(2).allMatch(holder -> holder.mode() == LockMode.SHARED);
+    assertThat(info.holders()).extracting(HolderInfo::owner).doesNotHaveDuplicates();
+    assertThat(info.holders())
+        .extracting(HolderInfo::clientId, HolderInfo::holds)
+        .containsExactlyInAnyOrder(tuple(first.clientId(), 1), tuple(second.clientId(), 2));
+  }
+
+  @Test
+  @RequiresFeature(Feature.INSPECTION)
+  void listShowsHeldLocksOnly() {
+    String held = uniqueName("list-held");
+    String heldMutex = uniqueName("list-mutex");
+    String released = uniqueName("list-released");
+    String neverTaken = uniqueName("list-never");
+    Latchkey other = newClient();
+    client().lock(held).lock();
+    other.mutex(heldMutex).tryAcquire().orElseThrow();
+    DistributedLock releasedLock = other.lock(released);
+    releasedLock.lock();
+    releasedLock.unlock();
+
+    List<LockInfo> listed = client().admin().list();
+
+    assertThat(listed)
+        .extracting(LockInfo::name)
+        .contains(held, heldMutex)
+        .doesNotContain(released, neverTaken);
+    assertThat(listed)
+        .filteredOn(info -> info.name().equals(held))
+        .singleElement()
+        .satisfies(
+            info ->
+                assertThat(info.holders())
+                    .singleElement()
+                    .extracting(HolderInfo::clientId)
+                    .isEqualTo(client().clientId()));
+  }
+
+  @Test
+  @RequiresMissingFeature(Feature.INSPECTION)
+  void listIsRefusedWithoutTheFeature() {
+    assertThatThrownBy(() -> client().admin().list())
+        .isInstanceOfSatisfying(
+            UnsupportedFeatureException.class,
+            e -> assertThat(e.feature()).isEqualTo(Feature.INSPECTION));
+  }
+
+  @Test
+  void forceReleaseFreesAnotherClientsLock() throws Exception {
+    String name = uniqueName("inspect");
+    newClient().lock(name).lock();
+    DistributedLock waiterLock = newClient().lock(name);
+    BackgroundCall<Boolean> waiter =
+        BackgroundCall.start(
+            executor(1),
+            () -> {
+              try (Lease lease = waiterLock.acquire(Awaiting.PATIENCE)) {
+                return lease.isValid();
+              }
+            });
+    waiter.awaitParked();
+
+    assertThat(client().admin().forceRelease(name)).isTrue();
+
+    assertThat(waiter.get()).as("a waiter gets the force-released lock").isTrue();
+    assertThat(client().admin().forceRelease(name)).isFalse();
+    assertThat(client().admin().forceRelease(uniqueName("never-taken"))).isFalse();
+  }
+
+  @Test
+  void remainingLeaseOfALock() throws InterruptedException {
+    String name = uniqueName("inspect");
+    DistributedLock observer = client().lock(name);
+    assertThat(observer.remainingLease()).isEmpty();
+
+    Duration leaseTime = Duration.ofSeconds(30);
+    Lease lease = newClient().lock(name).acquire(Duration.ZERO, leaseTime);
+
+    assertThat(observer.remainingLease())
+        .hasValueSatisfying(
+            left ->
+                assertThat(left)
+                    .isLessThanOrEqualTo(leaseTime)
+                    .isGreaterThan(leaseTime.dividedBy(2)));
+    lease.release();
+    assertThat(observer.remainingLease()).isEmpty();
+  }
+}

@@ -1,6 +1,177 @@
 package io.latchkey.testkit.contract;
 
-import io.latchkey.testkit.ContractSupport;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Conformance: explicit owner tokens: re-entry and release from other threads and clients. */
-public abstract class OwnerTokenContract extends ContractSupport {}
+import io.latchkey.DistributedLock;
+import io.latchkey.Latchkey;
+import io.latchkey.Lease;
+import io.latchkey.OwnerToken;
+import io.latchkey.testkit.ContractSupport;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Conformance: explicit owner tokens: re-entry and release from other threads and clients.
+ *
+ * <ul>
+ *   <li>{@code tokenOwnerReentersAndReleasesFromOtherThreads}: a lock taken with a token on one
+ *       thread is re-entered and released on others, and it is not the calling thread's lock.
+ *   <li>{@code tokenTravelsToAnotherClient}: another client (another process) given the token as a
+ *       string re-enters the caller's lock instead of waiting for it, with the same fencing token.
+ *   <li>{@code anotherClientReleasesWithTheToken}: another client given the token can release a
+ *       hold it did not take itself.
+ *   <li>{@code calleeLeavingDoesNotReleaseTheCallersHold}: a client that re-entered with the token
+ *       and released its own hold does not take the caller's hold with it when it closes.
+ *   <li>{@code aDifferentTokenCannotRelease}: unlock with another token, from this client or
+ *       another, fails with IllegalMonitorStateException and the lock stays held.
+ *   <li>{@code parseRejectsGarbage}: OwnerToken.parse refuses anything that is not a token with an
+ *       IllegalArgumentException that says what a token looks like; a token survives the round trip
+ *       through its string.
+ * </ul>
+ */
+public abstract class OwnerTokenContract extends ContractSupport {
+
+  @Test
+  void tokenOwnerReentersAndReleasesFromOtherThreads() throws Exception {
+    String name = uniqueName("token");
+    DistributedLock owned = client().lock(name).withOwner(client().newOwnerToken());
+    owned.lock();
+
+    int holdsSeenByOtherThread =
+        BackgroundCall.run(
+            executor(1),
+            () -> {
+              assertThat(owned.tryLock()).isTrue();
+              int holds = owned.holdCount();
+              owned.unlock();
+              return holds;
+            });
+
+    assertThat(holdsSeenByOtherThread).isEqualTo(2);
+    assertThat(owned.holdCount()).isEqualTo(1);
+    assertThat(owned.isHeldByCurrentOwner()).isTrue();
+    assertThat(client().lock(name).isHeldByCurrentOwner())
+        .as("the calling thread is not the token's owner")
+        .isFalse();
+    assertThat(client().lock(name).tryLock()).isFalse();
+    assertThat(newClient().lock(name).tryLock()).isFalse();
+
+    BackgroundCall.run(
+        executor(1),
+        () -> {
+          owned.unlock();
+          return null;
+        });
+    assertThat(owned.isLocked()).isFalse();
+    assertThat(owned.holdCount()).isZero();
+  }
+
+  @Test
+  void tokenTravelsToAnotherClient() throws InterruptedException {
+    String name = uniqueName("token");
+    OwnerToken token = client().newOwnerToken();
+    DistributedLock caller = client().lock(name).withOwner(token);
+    Lease outer = caller.acquire(Duration.ZERO);
+
+    // The token crosses the process boundary as a string, like a trace id.
+    DistributedLock callee = newClient().lock(name).withOwner(OwnerToken.parse(token.value()));
+    Lease inner = callee.acquire(Duration.ZERO);
+
+    assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+    assertThat(callee.isHeldByCurrentOwner()).isTrue();
+    inner.release();
+    assertThat(caller.isLocked()).isTrue();
+    DistributedLock stranger = newClient().lock(name);
+    assertThat(stranger.tryLock()).isFalse();
+    outer.release();
+    assertThat(stranger.tryLock()).isTrue();
+    stranger.unlock();
+  }
+
+  @Test
+  void anotherClientReleasesWithTheToken() {
+    String name = uniqueName("token");
+    OwnerToken token = client().newOwnerToken();
+    client().lock(name).withOwner(token).lock();
+
+    newClient().lock(name).withOwner(OwnerToken.parse(token.value())).unlock();
+
+    DistributedLock stranger = newClient().lock(name);
+    assertThat(stranger.isLocked()).isFalse();
+    assertThat(stranger.tryLock()).isTrue();
+    stranger.unlock();
+  }
+
+  @Test
+  void calleeLeavingDoesNotReleaseTheCallersHold() throws InterruptedException {
+    String name = uniqueName("token");
+    OwnerToken token = client().newOwnerToken();
+    Lease callers = client().lock(name).withOwner(token).acquire(Duration.ZERO);
+    Latchkey callee = newClient();
+    Lease callees =
+        callee.lock(name).withOwner(OwnerToken.parse(token.value())).acquire(Duration.ZERO);
+    callees.release();
+
+    // The callee's process shuts down; the caller is still working under its own hold.
+    callee.close();
+
+    DistributedLock stranger = newClient().lock(name);
+    assertThat(stranger.tryLock()).as("the caller still holds the lock").isFalse();
+    assertThat(callers.isValid()).isTrue();
+    callers.release();
+    assertThat(stranger.tryLock()).isTrue();
+    stranger.unlock();
+  }
+
+  @Test
+  void aDifferentTokenCannotRelease() {
+    String name = uniqueName("token");
+    DistributedLock owned = client().lock(name).withOwner(client().newOwnerToken());
+    owned.lock();
+    Latchkey other = newClient();
+
+    assertThatThrownBy(() -> client().lock(name).withOwner(client().newOwnerToken()).unlock())
+        .isInstanceOf(IllegalMonitorStateException.class);
+    assertThatThrownBy(() -> other.lock(name).withOwner(other.newOwnerToken()).unlock())
+        .isInstanceOf(IllegalMonitorStateException.class);
+    assertThatThrownBy(() -> other.lock(name).unlock())
+        .isInstanceOf(IllegalMonitorStateException.class);
+
+    assertThat(owned.isHeldByCurrentOwner()).isTrue();
+    assertThat(other.lock(name).tryLock()).isFalse();
+    owned.unlock();
+    assertThat(owned.isLocked()).isFalse();
+  }
+
+  @Test
+  void parseRejectsGarbage() {
+    OwnerToken token = client().newOwnerToken();
+    String value = token.value();
+    List<String> garbage =
+        List.of(
+            "x",
+            "",
+            " ",
+            "tok-",
+            value.toUpperCase(java.util.Locale.ROOT),
+            value + "0",
+            value.substring(0, value.length() - 1),
+            " " + value,
+            client().clientId());
+
+    for (String notAToken : garbage) {
+      assertThatThrownBy(() -> OwnerToken.parse(notAToken))
+          .as("parse(\"%s\")", notAToken)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("owner token");
+    }
+    assertThatThrownBy(() -> OwnerToken.parse(null)).isInstanceOf(NullPointerException.class);
+
+    OwnerToken parsed = OwnerToken.parse(value);
+    assertThat(parsed).isEqualTo(token).hasSameHashCodeAs(token);
+    assertThat(parsed.toString()).doesNotContain(value);
+    assertThat(client().newOwnerToken()).isNotEqualTo(token);
+  }
+}

@@ -31,8 +31,8 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #locate()} looks, in this order, at:
  *
  * <ol>
- *   <li>the system property {@value #PATH_PROPERTY} or, if unset, the environment variable
- *       {@value #PATH_ENVIRONMENT_VARIABLE}: an explicit path that must point to an executable;
+ *   <li>the system property {@value #PATH_PROPERTY} or, if unset, the environment variable {@value
+ *       #PATH_ENVIRONMENT_VARIABLE}: an explicit path that must point to an executable;
  *   <li>{@code redis-server} on the {@code PATH};
  *   <li>the binary for this platform shipped as a resource inside the Maven artifact {@code
  *       com.github.codemonstur:embedded-redis} (a runtime dependency of the testkit), extracted
@@ -228,8 +228,12 @@ public final class RedisBinary {
             origin + " names " + explicit + ", which is not a working redis-server", e);
       }
     }
-    looked.add("system property " + PATH_PROPERTY + " and environment variable "
-        + PATH_ENVIRONMENT_VARIABLE + ": not set");
+    looked.add(
+        "system property "
+            + PATH_PROPERTY
+            + " and environment variable "
+            + PATH_ENVIRONMENT_VARIABLE
+            + ": not set");
 
     Optional<RedisBinary> onPath = fromPathEnvironment();
     if (onPath.isPresent()) {
@@ -244,7 +248,8 @@ public final class RedisBinary {
     looked.add(
         "Maven artifact com.github.codemonstur:embedded-redis: not on the class path, no binary"
             + " for "
-            + platformSuffix().orElse(System.getProperty("os.name") + "/" + System.getProperty("os.arch"))
+            + platformSuffix()
+                .orElse(System.getProperty("os.name") + "/" + System.getProperty("os.arch"))
             + ", or the binary does not run here");
 
     throw new IllegalStateException(

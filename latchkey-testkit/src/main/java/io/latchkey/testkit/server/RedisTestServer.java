@@ -32,8 +32,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Each server has its own temporary directory (configuration, log file), no persistence ({@code
  * save ""}, {@code appendonly no}) and is bound to the loopback interface only. {@link #start()}
  * returns once the server answers {@code PING} and has proved, through the {@code process_id} in
- * {@code INFO server}, that it is the process this class launched; this class never sends commands
- * to a server it did not start, such as a Redis already running on 6379.
+ * {@code INFO server}, that it is the process this class launched; no other command is sent before
+ * that, so a server this class did not start, such as a Redis already on 6379, is left alone.
  *
  * <pre>{@code
  * try (RedisTestServer redis = RedisTestServer.start()) {
@@ -77,6 +77,7 @@ public final class RedisTestServer implements AutoCloseable {
   private final boolean sentinel;
   private final boolean clusterBus;
   private final Duration startTimeout;
+  private final List<List<String>> startCommands;
   private final Path directory;
   private final Path configFile;
   private final Path logFile;
@@ -92,6 +93,7 @@ public final class RedisTestServer implements AutoCloseable {
     this.sentinel = builder.sentinel;
     this.clusterBus = builder.clusterBus;
     this.startTimeout = builder.startTimeout;
+    this.startCommands = List.copyOf(builder.startCommands);
     this.directory =
         Files.createTempDirectory("latchkey-redis-" + port + "-").toAbsolutePath().toRealPath();
     ServerReaper.trackDirectory(directory);
@@ -106,8 +108,8 @@ public final class RedisTestServer implements AutoCloseable {
    * Starts a standalone server with default settings, using {@link RedisBinary#locate()}.
    *
    * @return the running server
-   * @throws IllegalStateException if no binary is found or the server does not become ready
-   *     within 10 s; the message includes the tail of the server's log
+   * @throws IllegalStateException if no binary is found or the server does not become ready within
+   *     10 s; the message includes the tail of the server's log
    */
   public static RedisTestServer start() {
     return builder().start();
@@ -215,8 +217,8 @@ public final class RedisTestServer implements AutoCloseable {
    * <p>Replies map to Java as: simple and bulk strings to {@link String} (UTF-8), integers to
    * {@link Long}, arrays to an unmodifiable {@link List}, null replies to {@code null}. Errors
    * nested in an array (as from {@code EXEC}) are {@link RedisErrorReplyException} elements. Only
-   * RESP2 is understood; do not send {@code HELLO 3}. Because every call opens a connection,
-   * {@code INFO commandstats} counts the {@code AUTH} of password-protected servers too.
+   * RESP2 is understood; do not send {@code HELLO 3}. Because every call opens a connection, {@code
+   * INFO commandstats} counts the {@code AUTH} of password-protected servers too.
    *
    * @param args the command name and its arguments, such as {@code "GET", "key"}
    * @return the parsed reply
@@ -294,9 +296,9 @@ public final class RedisTestServer implements AutoCloseable {
 
   /**
    * Stops the server if it runs (gracefully, as {@link #stop()}) and starts it again on the same
-   * port with the same configuration. A master comes back empty, as nothing is persisted; a
-   * replica resynchronises from its master; a cluster node keeps its identity ({@code
-   * nodes.conf}); a sentinel keeps what it had written to its configuration file.
+   * port with the same configuration. A master comes back empty, as nothing is persisted; a replica
+   * resynchronises from its master; a cluster node keeps its identity ({@code nodes.conf}); a
+   * sentinel keeps what it had written to its configuration file.
    *
    * @throws IllegalStateException if the server was closed, the port is taken by another process,
    *     or the server does not become ready in time
@@ -390,16 +392,14 @@ public final class RedisTestServer implements AutoCloseable {
     }
     ServerReaper.track(started);
     try {
-      started.getOutputStream().close();
+      closeStandardInput(started);
       awaitReady(started);
-    } catch (IOException | RuntimeException e) {
+      runStartCommands();
+    } catch (RuntimeException e) {
       ServerReaper.killTree(started);
       awaitExit(started, KILL_TIMEOUT);
       ServerReaper.untrack(started);
-      if (e instanceof RuntimeException) {
-        throw (RuntimeException) e;
-      }
-      throw new UncheckedIOException(e);
+      throw e;
     }
     process = started;
   }
@@ -427,6 +427,17 @@ public final class RedisTestServer implements AutoCloseable {
           });
     } catch (Polling.TimeoutException e) {
       throw new IllegalStateException(e.getMessage() + "\n" + logTail(), e);
+    }
+  }
+
+  private void runStartCommands() {
+    for (List<String> command : startCommands) {
+      try (RespConnection connection = RespConnection.open(port, password, COMMAND_TIMEOUT)) {
+        connection.call(command);
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "start-up command " + command.get(0) + " to " + hostAndPort() + " failed", e);
+      }
     }
   }
 
@@ -458,6 +469,8 @@ public final class RedisTestServer implements AutoCloseable {
     if (!sentinel) {
       appendLine(config, List.of("save", ""));
       appendLine(config, List.of("appendonly", "no"));
+      // Redis 7 waits 5 s before a diskless full sync to batch replicas; tests want it at once.
+      appendLine(config, List.of("repl-diskless-sync-delay", "0"));
       if (binary.isAtLeast(7, 0)) {
         // Fault-injection tests use DEBUG SLEEP and friends; Redis 7 disables DEBUG by default.
         appendLine(config, List.of("enable-debug-command", "local"));
@@ -511,6 +524,14 @@ public final class RedisTestServer implements AutoCloseable {
   private void requireOpen() {
     if (closed) {
       throw new IllegalStateException("redis-server on " + hostAndPort() + " is closed");
+    }
+  }
+
+  private static void closeStandardInput(Process started) {
+    try {
+      started.getOutputStream().close();
+    } catch (IOException ignored) {
+      // Redis never reads its standard input; failing to close the pipe changes nothing.
     }
   }
 
@@ -589,6 +610,7 @@ public final class RedisTestServer implements AutoCloseable {
     private @Nullable String password;
     private Duration startTimeout = DEFAULT_START_TIMEOUT;
     private final List<List<String>> config = new ArrayList<>();
+    private final List<List<String>> startCommands = new ArrayList<>();
     private boolean sentinel;
     private boolean clusterBus;
 
@@ -637,10 +659,10 @@ public final class RedisTestServer implements AutoCloseable {
     }
 
     /**
-     * Adds a configuration directive, written as one line of the server's configuration file
-     * with every value quoted, such as {@code config("maxmemory-policy", "allkeys-lru")}. The
-     * directives that place the server ({@code port}, {@code bind}, {@code dir}, {@code logfile},
-     * {@code daemonize}, {@code pidfile}, {@code include}) are reserved.
+     * Adds a configuration directive, written as one line of the server's configuration file with
+     * every value quoted, such as {@code config("maxmemory-policy", "allkeys-lru")}. The directives
+     * that place the server ({@code port}, {@code bind}, {@code dir}, {@code logfile}, {@code
+     * daemonize}, {@code pidfile}, {@code include}) are reserved.
      *
      * @param directive the directive name
      * @param values its arguments
@@ -683,6 +705,12 @@ public final class RedisTestServer implements AutoCloseable {
       return this;
     }
 
+    /** Sends this command after every start and restart, before the server is handed out. */
+    Builder onEveryStart(String... command) {
+      startCommands.add(List.of(command));
+      return this;
+    }
+
     /** Also requires the cluster bus port (data port + 10000) to be free. */
     Builder clusterBus() {
       this.clusterBus = true;
@@ -694,8 +722,8 @@ public final class RedisTestServer implements AutoCloseable {
      * taken before Redis binds it, and waits until it answers {@code PING}.
      *
      * @return the running server
-     * @throws IllegalStateException if no binary is found, no port can be bound, or the server
-     *     does not become ready in time; the message includes the tail of the server's log
+     * @throws IllegalStateException if no binary is found, no port can be bound, or the server does
+     *     not become ready in time; the message includes the tail of the server's log
      */
     public RedisTestServer start() {
       RedisBinary chosen = binary != null ? binary : RedisBinary.locate();

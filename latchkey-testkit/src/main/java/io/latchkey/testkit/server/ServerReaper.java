@@ -12,9 +12,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The last line of defence against leaked {@code redis-server} processes: a JVM shutdown hook
- * that kills every process this package started and has not stopped yet, and deletes their
- * directories.
+ * The last line of defence against leaked {@code redis-server} processes: a JVM shutdown hook that
+ * kills every process this package started and has not stopped yet, and deletes their directories.
  *
  * <p>It cannot help when the JVM itself is killed with SIGKILL; normal test runs close their
  * servers, and a JVM that exits without closing them runs the hook.

@@ -8,8 +8,12 @@
  * port, with its own temporary directory and no persistence. The package speaks RESP over a plain
  * socket to set servers up and to let tests inspect them; it depends on no Redis client library.
  * Processes are stopped when their owner is closed and, as a last resort, by a JVM shutdown hook.
- * The package never sends a command to a server it did not start: a port is used only after it
- * was found free, and a started server must report the process id of the process we launched.
+ * The package leaves servers it did not start alone, such as a Redis already on 6379: it picks only
+ * ports it has just found free (never below 20000), and a started server must report, in {@code
+ * INFO server}, the process id of the process we launched before any other command is sent. (If
+ * another process takes the port in the instant between the check and our server binding it, the
+ * start-up probe, read-only {@code PING} and {@code INFO}, reaches that process, finds the wrong
+ * process id, and the start is retried on another port.)
  *
  * <p>The executable is found by {@link io.latchkey.testkit.server.RedisBinary}: an explicit path,
  * then {@code PATH}, then a binary shipped inside a Maven artifact.

@@ -1,0 +1,266 @@
+package io.latchkey.testkit.process;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link LockWorker} in a JVM of its own: started with this JVM's {@code java} and class path,
+ * read line by line from its standard output, and killed with SIGKILL when a test wants to crash it
+ * or is done with it.
+ *
+ * <pre>{@code
+ * try (WorkerJvm worker = WorkerJvm.start("uri=" + uri, "mode=hold", "lock=" + name)) {
+ *   worker.awaitLine("READY", Duration.ofSeconds(60));
+ *   String acquired = worker.awaitLine("ACQUIRED", Duration.ofSeconds(30));
+ *   worker.kill();
+ * }
+ * }</pre>
+ *
+ * <p>Closing kills the worker if it is still alive; a JVM shutdown hook kills any worker that a
+ * test left behind, and a worker exits by itself when this JVM (its standard input) goes away.
+ */
+public final class WorkerJvm implements AutoCloseable {
+  private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+
+  static {
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(() -> LIVE.forEach(Process::destroyForcibly), "latchkey-worker-reaper"));
+  }
+
+  private final Process process;
+  private final Path errorLog;
+  private final Writer input;
+  private final BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
+  private final List<String> transcript = new ArrayList<>();
+
+  /** One line of the worker's output; a null text marks the end of its output. */
+  private record Line(@Nullable String text) {}
+
+  private WorkerJvm(Process process, Path errorLog) {
+    this.process = process;
+    this.errorLog = errorLog;
+    this.input = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Starts a worker.
+   *
+   * @param args the {@link LockWorker} arguments, {@code key=value}
+   * @return the running worker
+   * @throws IOException if the JVM could not be started
+   */
+  public static WorkerJvm start(String... args) throws IOException {
+    return start(List.of(args));
+  }
+
+  /**
+   * Starts a worker.
+   *
+   * @param args the {@link LockWorker} arguments, {@code key=value}
+   * @return the running worker
+   * @throws IOException if the JVM could not be started
+   */
+  public static WorkerJvm start(List<String> args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(javaExecutable().toString());
+    command.add("-Xmx256m");
+    command.add("-XX:+UseSerialGC");
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(LockWorker.class.getName());
+    command.addAll(args);
+    Path errorLog = Files.createTempFile("latchkey-worker-", ".log");
+    Process process =
+        new ProcessBuilder(command)
+            .redirectOutput(ProcessBuilder.Redirect.PIPE)
+            .redirectInput(ProcessBuilder.Redirect.PIPE)
+            .redirectError(errorLog.toFile())
+            .start();
+    LIVE.add(process);
+    WorkerJvm worker = new WorkerJvm(process, errorLog);
+    worker.startReading();
+    return worker;
+  }
+
+  private static Path javaExecutable() {
+    Path bin = Path.of(System.getProperty("java.home"), "bin");
+    Path java = bin.resolve("java");
+    return Files.isExecutable(java) ? java : bin.resolve("java.exe");
+  }
+
+  private void startReading() {
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader out =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                  synchronized (transcript) {
+                    transcript.add(line);
+                  }
+                  lines.add(new Line(line));
+                }
+              } catch (IOException e) {
+                // The worker was killed: its output simply ends.
+              }
+              lines.add(new Line(null));
+            },
+            "latchkey-worker-" + process.pid());
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /**
+   * @return the worker's process id
+   */
+  public long pid() {
+    return process.pid();
+  }
+
+  /**
+   * @return whether the worker is still running
+   */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /**
+   * Waits for the next line starting with {@code keyword}; lines with other keywords are skipped.
+   *
+   * @param keyword e.g. {@code READY}
+   * @param timeout how long to wait
+   * @return the rest of the line after the keyword, trimmed
+   * @throws AssertionError if the worker reports an error, exits, or stays silent too long; the
+   *     message holds its output and error log
+   */
+  public String awaitLine(String keyword, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Line line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      if (line == null) {
+        throw new AssertionError(
+            "worker printed no " + keyword + " line within " + timeout + diagnostics());
+      }
+      String text = line.text();
+      if (text == null) {
+        lines.add(line);
+        throw new AssertionError("worker ended before printing " + keyword + diagnostics());
+      }
+      if (text.startsWith("ERROR")) {
+        throw new AssertionError("worker failed: " + text + diagnostics());
+      }
+      if (text.equals(keyword) || text.startsWith(keyword + " ")) {
+        return text.substring(keyword.length()).trim();
+      }
+    }
+  }
+
+  /**
+   * Sends one line to the worker's standard input.
+   *
+   * @param line e.g. {@code GO}
+   */
+  public void send(String line) {
+    try {
+      input.write(line + "\n");
+      input.flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot talk to worker " + pid() + diagnostics(), e);
+    }
+  }
+
+  /**
+   * Waits for the worker to exit by itself.
+   *
+   * @param timeout how long to wait
+   * @return its exit code
+   * @throws AssertionError if it is still running after the timeout
+   */
+  public int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+      throw new AssertionError("worker did not exit within " + timeout + diagnostics());
+    }
+    LIVE.remove(process);
+    return process.exitValue();
+  }
+
+  /**
+   * Kills the worker with SIGKILL, as a crash would, and waits until it is gone: no shutdown hook
+   * runs, nothing is released.
+   */
+  public void kill() throws InterruptedException {
+    process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new AssertionError("worker " + pid() + " survived SIGKILL for 30 s");
+    }
+    LIVE.remove(process);
+  }
+
+  /**
+   * @return the exit status, what the worker printed and the end of its error log, for failure
+   *     messages
+   */
+  public String diagnostics() {
+    StringBuilder text = new StringBuilder();
+    text.append("\n--- worker ").append(process.pid());
+    text.append(process.isAlive() ? " (running)" : " (exit " + process.exitValue() + ")");
+    text.append(" printed:\n");
+    synchronized (transcript) {
+      transcript.forEach(line -> text.append(line).append('\n'));
+    }
+    text.append("--- error log (end):\n").append(errorLogTail());
+    return text.toString();
+  }
+
+  private String errorLogTail() {
+    try {
+      String log = Files.readString(errorLog, StandardCharsets.UTF_8);
+      return log.length() <= 4000 ? log : "…" + log.substring(log.length() - 4000);
+    } catch (IOException e) {
+      return "(unreadable: " + e + ")";
+    }
+  }
+
+  /**
+   * Kills the worker if it is still running and deletes its error log. An interrupt while waiting
+   * for the worker to die is kept for the caller.
+   */
+  @Override
+  public void close() {
+    try {
+      if (process.isAlive()) {
+        kill();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      LIVE.remove(process);
+      try {
+        Files.deleteIfExists(errorLog);
+      } catch (IOException e) {
+        // A temp file left behind is harmless.
+      }
+    }
+  }
+}
