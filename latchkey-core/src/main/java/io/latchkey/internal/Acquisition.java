@@ -77,10 +77,21 @@ final class Acquisition<T> {
     this.maxSleepNanos = maxSleepNanos;
   }
 
-  /** Starts the loop; waitNanos below zero waits forever. */
+  /**
+   * Starts the loop; waitNanos below zero waits forever. An attempt that is granted at once (the
+   * uncontended case, on a backend that answered synchronously) returns without setting up any of
+   * the waiting machinery.
+   */
   CompletableFuture<@Nullable T> start() {
+    CompletableFuture<Attempt<T>> first = attemptOnce();
+    if (first.isDone() && !first.isCompletedExceptionally()) {
+      T granted = first.join().value();
+      if (granted != null) {
+        return CompletableFuture.completedFuture(granted);
+      }
+    }
     result.whenComplete((value, failure) -> finish(value != null && failure == null));
-    tryOnce();
+    handle(first, null);
     return result;
   }
 
@@ -88,14 +99,21 @@ final class Acquisition<T> {
     if (result.isDone()) {
       return;
     }
-    CompletableFuture<Void> signal = waiter == null ? null : client.waitChannels().arm(waiter);
-    CompletableFuture<Attempt<T>> answer;
+    WaitChannels.Waiter joined = waiter;
+    CompletableFuture<Void> signal = joined == null ? null : client.waitChannels().arm(joined);
+    handle(attemptOnce(), signal);
+  }
+
+  private CompletableFuture<Attempt<T>> attemptOnce() {
     try {
-      answer = attempt.get();
+      return attempt.get();
     } catch (RuntimeException e) {
-      result.completeExceptionally(e);
-      return;
+      return CompletableFuture.failedFuture(e);
     }
+  }
+
+  private void handle(
+      CompletableFuture<Attempt<T>> answer, @Nullable CompletableFuture<Void> signal) {
     answer.whenComplete(
         (outcome, failure) -> {
           if (failure != null) {

@@ -17,7 +17,8 @@ final class Admin implements LockAdmin {
   @Override
   public List<LockInfo> list() {
     client.require(Feature.INSPECTION);
-    return Blocking.join(client.calls().call("list locks", () -> client.backend().locks().list()));
+    return Blocking.join(
+        client.calls().call(() -> "list locks", () -> client.backend().locks().list()));
   }
 
   @Override
@@ -26,7 +27,8 @@ final class Admin implements LockAdmin {
     return Blocking.join(
         client
             .calls()
-            .call("inspect lock '" + name + "'", () -> client.backend().locks().inspect(name)));
+            .call(
+                () -> "inspect lock '" + name + "'", () -> client.backend().locks().inspect(name)));
   }
 
   @Override
@@ -36,7 +38,7 @@ final class Admin implements LockAdmin {
         client
             .calls()
             .call(
-                "force-release lock '" + name + "'",
+                () -> "force-release lock '" + name + "'",
                 () -> client.backend().locks().forceRelease(name)));
   }
 }

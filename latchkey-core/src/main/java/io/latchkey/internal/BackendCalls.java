@@ -31,7 +31,11 @@ final class BackendCalls {
     this.timer = timer;
   }
 
-  <T> CompletableFuture<T> call(String what, Supplier<? extends CompletionStage<T>> operation) {
+  /**
+   * @param what describes the operation for error messages; only called when something fails
+   */
+  <T> CompletableFuture<T> call(
+      Supplier<String> what, Supplier<? extends CompletionStage<T>> operation) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new IllegalStateException("this latchkey client is closed"));
@@ -53,7 +57,7 @@ final class BackendCalls {
             () ->
                 result.completeExceptionally(
                     new BackendTimeoutException(
-                        backend + " did not answer '" + what + "' within " + timeout)),
+                        backend + " did not answer '" + what.get() + "' within " + timeout)),
             timeout.toNanos(),
             TimeUnit.NANOSECONDS);
     source.whenComplete(
@@ -68,7 +72,7 @@ final class BackendCalls {
     return result;
   }
 
-  private <T> CompletableFuture<T> relay(String what, CompletableFuture<T> failed) {
+  private <T> CompletableFuture<T> relay(Supplier<String> what, CompletableFuture<T> failed) {
     try {
       failed.join();
       throw new IllegalStateException("future was expected to have failed");
@@ -77,7 +81,7 @@ final class BackendCalls {
     }
   }
 
-  RuntimeException translate(String what, Throwable failure) {
+  RuntimeException translate(Supplier<String> what, Throwable failure) {
     Throwable cause = unwrap(failure);
     if (cause instanceof LatchkeyException
         || cause instanceof IllegalArgumentException
@@ -86,7 +90,7 @@ final class BackendCalls {
       return (RuntimeException) cause;
     }
     return new BackendUnavailableException(
-        backend + " failed '" + what + "': " + cause.getMessage(), cause);
+        backend + " failed '" + what.get() + "': " + cause.getMessage(), cause);
   }
 
   static Throwable unwrap(Throwable failure) {

@@ -37,18 +37,19 @@ final class CountDownLatchHandle implements DistributedCountDownLatch {
     return Blocking.join(
         client
             .calls()
-            .call("set the count of " + subject(), () -> store().trySetCount(name, count)));
+            .call(() -> "set the count of " + subject(), () -> store().trySetCount(name, count)));
   }
 
   @Override
   public void countDown() {
-    Blocking.join(client.calls().call("count down " + subject(), () -> store().countDown(name)));
+    Blocking.join(
+        client.calls().call(() -> "count down " + subject(), () -> store().countDown(name)));
   }
 
   @Override
   public long count() {
     return Blocking.join(
-        client.calls().call("read the count of " + subject(), () -> store().count(name)));
+        client.calls().call(() -> "read the count of " + subject(), () -> store().count(name)));
   }
 
   @Override
@@ -76,7 +77,7 @@ final class CountDownLatchHandle implements DistributedCountDownLatch {
             () ->
                 client
                     .calls()
-                    .call("read the count of " + subject(), () -> store().count(name))
+                    .call(() -> "read the count of " + subject(), () -> store().count(name))
                     .thenApply(
                         count ->
                             count == 0

@@ -303,7 +303,6 @@ public final class LatchkeyClient implements Latchkey {
     long keepAliveMillis = options.fairQueueKeepAlive().toMillis();
     LockRequest request = new LockRequest(name, owner, mode, leaseMillis, fair, keepAliveMillis);
     HolderRef ref = new HolderRef(ResourceType.LOCK, name, owner);
-    String what = "acquire lock '" + name + "'";
     long maxSleep = options.recheckInterval().toNanos();
     if (fair) {
       maxSleep = Math.min(maxSleep, options.fairQueueKeepAlive().toNanos() / 3);
@@ -320,7 +319,9 @@ public final class LatchkeyClient implements Latchkey {
             () -> {
               long sentAt = options.ticker().nanoTime();
               return calls
-                  .call(what, () -> backend.locks().tryAcquire(request))
+                  .call(
+                      () -> "acquire lock '" + name + "'",
+                      () -> backend.locks().tryAcquire(request))
                   .handle(
                       (answer, failure) -> {
                         if (failure != null) {
@@ -354,7 +355,7 @@ public final class LatchkeyClient implements Latchkey {
             () -> {
               if (fair) {
                 calls.call(
-                    "leave the queue of lock '" + name + "'",
+                    () -> "leave the queue of lock '" + name + "'",
                     () -> backend.locks().leaveQueue(name, owner));
               }
             });
@@ -370,7 +371,7 @@ public final class LatchkeyClient implements Latchkey {
     }
     calls
         .call(
-            "release uncertain grant of lock '" + ref.name() + "'",
+            () -> "release uncertain grant of lock '" + ref.name() + "'",
             () -> backend.locks().release(ref.name(), ref.holderId(), mode))
         .exceptionally(
             e -> {
@@ -435,13 +436,13 @@ public final class LatchkeyClient implements Latchkey {
     if (ref.type() == ResourceType.LEASED_SEMAPHORE) {
       return calls
           .call(
-              "release a permit of semaphore '" + ref.name() + "'",
+              () -> "release a permit of semaphore '" + ref.name() + "'",
               () -> backend.leasedSemaphores().release(ref.name(), ref.holderId()))
           .thenApply(wasHeld -> wasHeld ? 0 : -1);
     }
     return calls
         .call(
-            "release lock '" + ref.name() + "'",
+            () -> "release lock '" + ref.name() + "'",
             () -> backend.locks().release(ref.name(), ref.holderId(), mode))
         .thenApply(result -> result.wasHeld() ? result.remainingHolds() : -1);
   }

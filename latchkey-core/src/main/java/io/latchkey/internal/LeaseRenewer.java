@@ -80,7 +80,7 @@ final class LeaseRenewer {
     long sentAt = ticker.nanoTime();
     return calls
         .call(
-            "renew " + byRef.size() + " leases",
+            () -> "renew " + byRef.size() + " leases",
             () -> backend.renew(List.copyOf(byRef.keySet()), leaseMillis))
         .handle(
             (gone, failure) -> {

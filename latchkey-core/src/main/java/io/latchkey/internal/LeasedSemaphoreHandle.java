@@ -50,33 +50,37 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
     return Blocking.join(
         client
             .calls()
-            .call("set permits of " + subject(), () -> store().trySetPermits(name, permits)));
+            .call(() -> "set permits of " + subject(), () -> store().trySetPermits(name, permits)));
   }
 
   @Override
   public void addPermits(int delta) {
     Arguments.delta(delta);
     Blocking.join(
-        client.calls().call("add permits to " + subject(), () -> store().addPermits(name, delta)));
+        client
+            .calls()
+            .call(() -> "add permits to " + subject(), () -> store().addPermits(name, delta)));
   }
 
   @Override
   public int availablePermits() {
     return Blocking.join(
-        client.calls().call("count permits of " + subject(), () -> store().availablePermits(name)));
+        client
+            .calls()
+            .call(() -> "count permits of " + subject(), () -> store().availablePermits(name)));
   }
 
   @Override
   public Lease acquire(Duration wait) throws InterruptedException {
     Arguments.wait(wait);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), what(), wait);
+    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), this::what, wait);
   }
 
   @Override
   public Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), what(), wait);
+    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), this::what, wait);
   }
 
   @Override
@@ -89,7 +93,7 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
   public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), what(), wait);
+    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait);
   }
 
   private String what() {
@@ -115,7 +119,7 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
               long sentAt = client.options().ticker().nanoTime();
               return client
                   .calls()
-                  .call(what(), () -> store().tryAcquire(name, permitId, leaseMillis))
+                  .call(() -> what(), () -> store().tryAcquire(name, permitId, leaseMillis))
                   .handle(
                       (answer, failure) -> {
                         if (failure != null) {
@@ -146,7 +150,8 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
   private void releaseQuietly(String permitId) {
     client
         .calls()
-        .call("release uncertain permit of " + subject(), () -> store().release(name, permitId))
+        .call(
+            () -> "release uncertain permit of " + subject(), () -> store().release(name, permitId))
         .exceptionally(e -> false);
   }
 
@@ -166,7 +171,7 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
         client
             .calls()
             .call(
-                "release permit " + permitId + " of " + subject(),
+                () -> "release permit " + permitId + " of " + subject(),
                 () -> store().release(name, permitId)));
   }
 

@@ -69,14 +69,14 @@ final class LockHandle implements DistributedLock {
   @Override
   public Lease acquire(Duration wait) throws InterruptedException {
     Arguments.wait(wait);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), what(), wait);
+    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), this::what, wait);
   }
 
   @Override
   public Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), what(), wait);
+    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), this::what, wait);
   }
 
   @Override
@@ -87,14 +87,14 @@ final class LockHandle implements DistributedLock {
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait) {
     Arguments.wait(wait);
-    return Results.orTimeoutAsync(start(wait.toNanos(), null), what(), wait);
+    return Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait);
   }
 
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), what(), wait);
+    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait);
   }
 
   @Override
@@ -171,7 +171,7 @@ final class LockHandle implements DistributedLock {
     return client
         .calls()
         .call(
-            "release lock '" + name + "'",
+            () -> "release lock '" + name + "'",
             () -> client.backend().locks().release(name, owner, mode))
         .thenApply(
             result -> {
@@ -209,7 +209,9 @@ final class LockHandle implements DistributedLock {
     return Blocking.join(
             client
                 .calls()
-                .call("inspect lock '" + name + "'", () -> client.backend().locks().inspect(name)))
+                .call(
+                    () -> "inspect lock '" + name + "'",
+                    () -> client.backend().locks().inspect(name)))
         .stream()
         .flatMap(info -> info.holders().stream())
         .filter(holder -> holder.mode() == mode);

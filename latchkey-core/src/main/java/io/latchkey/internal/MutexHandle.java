@@ -36,14 +36,14 @@ final class MutexHandle implements DistributedMutex {
   @Override
   public Lease acquire(Duration wait) throws InterruptedException {
     Arguments.wait(wait);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), what(), wait);
+    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), this::what, wait);
   }
 
   @Override
   public Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), what(), wait);
+    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), this::what, wait);
   }
 
   @Override
@@ -54,7 +54,7 @@ final class MutexHandle implements DistributedMutex {
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait) {
     Arguments.wait(wait);
-    return Results.orTimeoutAsync(start(wait.toNanos(), null), what(), wait);
+    return Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait);
   }
 
   @Override
@@ -62,7 +62,9 @@ final class MutexHandle implements DistributedMutex {
     return Blocking.join(
             client
                 .calls()
-                .call("inspect mutex '" + name + "'", () -> client.backend().locks().inspect(name)))
+                .call(
+                    () -> "inspect mutex '" + name + "'",
+                    () -> client.backend().locks().inspect(name)))
         .isPresent();
   }
 

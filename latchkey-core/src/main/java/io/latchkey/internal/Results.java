@@ -4,17 +4,18 @@ import io.latchkey.LockTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /** Turns the engine's "null means the wait ran out" into the API's outcomes. */
 final class Results {
   private Results() {}
 
-  static LockTimeoutException timeout(String what, Duration wait) {
-    return new LockTimeoutException("could not " + what + " within " + wait);
+  static LockTimeoutException timeout(Supplier<String> what, Duration wait) {
+    return new LockTimeoutException("could not " + what.get() + " within " + wait);
   }
 
-  static <T> T orTimeout(@Nullable T value, String what, Duration wait) {
+  static <T> T orTimeout(@Nullable T value, Supplier<String> what, Duration wait) {
     if (value == null) {
       throw timeout(what, wait);
     }
@@ -26,7 +27,7 @@ final class Results {
    * returned future cancels the acquisition (whose late grant is then released).
    */
   static <T> CompletableFuture<T> orTimeoutAsync(
-      CompletableFuture<@Nullable T> acquisition, String what, Duration wait) {
+      CompletableFuture<@Nullable T> acquisition, Supplier<String> what, Duration wait) {
     CompletableFuture<T> out = new CompletableFuture<>();
     acquisition.whenComplete(
         (value, failure) -> {

@@ -37,20 +37,24 @@ final class SemaphoreHandle implements DistributedSemaphore {
     return Blocking.join(
         client
             .calls()
-            .call("set permits of " + subject(), () -> store().trySetPermits(name, permits)));
+            .call(() -> "set permits of " + subject(), () -> store().trySetPermits(name, permits)));
   }
 
   @Override
   public void addPermits(int delta) {
     Arguments.delta(delta);
     Blocking.join(
-        client.calls().call("add permits to " + subject(), () -> store().addPermits(name, delta)));
+        client
+            .calls()
+            .call(() -> "add permits to " + subject(), () -> store().addPermits(name, delta)));
   }
 
   @Override
   public int availablePermits() {
     return Blocking.join(
-        client.calls().call("count permits of " + subject(), () -> store().availablePermits(name)));
+        client
+            .calls()
+            .call(() -> "count permits of " + subject(), () -> store().availablePermits(name)));
   }
 
   @Override
@@ -70,7 +74,7 @@ final class SemaphoreHandle implements DistributedSemaphore {
   public void acquire(int permits, Duration wait) throws InterruptedException {
     Arguments.permits(permits);
     Arguments.wait(wait);
-    Results.orTimeout(Blocking.await(start(permits, wait.toNanos())), what(permits), wait);
+    Results.orTimeout(Blocking.await(start(permits, wait.toNanos())), () -> what(permits), wait);
   }
 
   @Override
@@ -78,7 +82,8 @@ final class SemaphoreHandle implements DistributedSemaphore {
     Arguments.permits(permits);
     Arguments.wait(wait);
     return Results.map(
-        Results.orTimeoutAsync(start(permits, wait.toNanos()), what(permits), wait), taken -> null);
+        Results.orTimeoutAsync(start(permits, wait.toNanos()), () -> what(permits), wait),
+        taken -> null);
   }
 
   private String what(int permits) {
@@ -98,7 +103,7 @@ final class SemaphoreHandle implements DistributedSemaphore {
             () ->
                 client
                     .calls()
-                    .call(what(permits), () -> store().tryAcquire(name, permits))
+                    .call(() -> what(permits), () -> store().tryAcquire(name, permits))
                     .thenApply(
                         taken ->
                             taken
@@ -120,7 +125,7 @@ final class SemaphoreHandle implements DistributedSemaphore {
     return client
         .calls()
         .call(
-            "release " + permits + " permit(s) of " + subject(),
+            () -> "release " + permits + " permit(s) of " + subject(),
             () -> store().addPermits(name, permits));
   }
 

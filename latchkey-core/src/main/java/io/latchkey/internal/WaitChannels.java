@@ -37,7 +37,12 @@ final class WaitChannels {
       Channel created = new Channel(key);
       created.subscription =
           calls.call(
-              "subscribe to " + type.name().toLowerCase(java.util.Locale.ROOT) + " '" + name + "'",
+              () ->
+                  "subscribe to "
+                      + type.name().toLowerCase(java.util.Locale.ROOT)
+                      + " '"
+                      + name
+                      + "'",
               () -> bus.subscribe(type, name, wakeup -> deliver(created, wakeup)));
       channels.put(key, created);
       channel = created;
