@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 
 /** Finds the backend for a URI among the {@link BackendProvider}s on the class path. */
 public final class BackendRegistry {
+  private static final Pattern USER_INFO = Pattern.compile("^([^:/?#]*://)[^/?#]*@");
   private static final Pattern SCHEME_ONLY = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*):");
 
   private BackendRegistry() {}
@@ -35,13 +36,20 @@ public final class BackendRegistry {
     try {
       parsed = new URI(trimmed);
     } catch (URISyntaxException e) {
+      // Not e.getMessage(): it repeats the input, password included.
       throw new IllegalArgumentException(
-          "malformed backend URI '" + uri + "': " + e.getMessage(), e);
+          "malformed backend URI '"
+              + redact(uri)
+              + "': "
+              + e.getReason()
+              + (e.getIndex() >= 0 ? " at index " + e.getIndex() : ""));
     }
     String scheme = parsed.getScheme();
     if (scheme == null) {
       throw new IllegalArgumentException(
-          "backend URI '" + uri + "' has no scheme; expected e.g. redis://host:6379 or memory:");
+          "backend URI '"
+              + redact(uri)
+              + "' has no scheme; expected e.g. redis://host:6379 or memory:");
     }
     String lower = scheme.toLowerCase(Locale.ROOT);
     List<String> known = new ArrayList<>();
@@ -57,5 +65,10 @@ public final class BackendRegistry {
             + ":' URIs (found: "
             + (known.isEmpty() ? "none" : String.join(", ", known))
             + "); add the module for it, e.g. latchkey-redis for redis://");
+  }
+
+  /** Hides the user info (user and password) of a URI that is quoted in a message. */
+  static String redact(String uri) {
+    return USER_INFO.matcher(uri).replaceFirst("$1***@");
   }
 }

@@ -1,0 +1,313 @@
+package io.latchkey.redis;
+
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.Feature;
+import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.LatchStore;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LeasedSemaphoreStore;
+import io.latchkey.spi.LockStore;
+import io.latchkey.spi.ResourceType;
+import io.latchkey.spi.SemaphoreStore;
+import io.latchkey.spi.WakeupBus;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The latchkey backend on Redis (standalone or Sentinel), over Lettuce. It has every feature:
+ * reentrant, fair, read-write locks and mutexes, semaphores, leased semaphores, count-down latches,
+ * wake-ups by pub/sub and inspection. Open it with {@link io.latchkey.Latchkey#connect(String)} and
+ * a {@code redis://} URI (see {@link RedisBackendProvider}), or with {@link #open} to reach the
+ * Redis-only {@link #liveClients()}.
+ *
+ * <p>Every operation is one atomic step on the server: one Lua script (or, where one native command
+ * does the whole job, that command), one round trip. Expiry is by the Redis clock.
+ */
+public final class RedisBackend implements LatchkeyBackend {
+  /*
+   * How it works.
+   *
+   * Records. RedisKeys describes the keys: per lock a hash of holders that expires with the latest
+   * lease, a fencing counter that never expires, and a fair queue; per semaphore, leased semaphore
+   * and latch their counters; a presence record per client. Every key of one resource shares a
+   * hash tag, ready for Redis Cluster.
+   *
+   * Scripts. RedisScript lists them, one per SPI operation that reads and writes; each reads TIME,
+   * drops the expired holders, permits or queue entries it meets, applies the rules of the
+   * in-memory reference backend, sets each key's PEXPIRE to its latest deadline, and publishes a
+   * wake-up where the SPI asks for one. Scripts run by EVALSHA and fall back to EVAL on NOSCRIPT.
+   * The operations that are one native command (reading or setting a semaphore, a latch or a
+   * leased semaphore's total: GET, SET NX, HSETNX) send just that command.
+   *
+   * Connections. Two per backend. All commands share one connection; each command is sent at most
+   * once, and the connection is replaced when it drops (RedisCommandConnection explains why
+   * Lettuce's re-sending is wrong for locks). The engine bounds every call by its operation
+   * timeout; Lettuce's own timeout, a second longer, reaps what the engine gave up on. Wake-ups
+   * arrive on one pub/sub connection that Lettuce reconnects and re-subscribes by itself; its
+   * channels linger a while after their last waiter leaves (RedisWakeups).
+   *
+   * Renewal. renew() sends one script call for the whole batch: lock holders and leased permits
+   * alike, keyed by their record hash. In Redis Cluster a batch must be split by hash slot;
+   * renewCall() is the one place that builds a call from holders, so a cluster backend calls it
+   * once per slot.
+   *
+   * Threads. Lettuce's event loops (shared by every backend of the JVM) run the callbacks; a small
+   * daemon scheduler per backend refreshes the presence record and orders pub/sub subscriptions.
+   */
+
+  private static final Duration LETTUCE_TIMEOUT_MARGIN = Duration.ofSeconds(1);
+
+  private final RedisConnectionSettings settings;
+  private final BackendContext context;
+  private final RedisKeys keys;
+  private final RedisClient commandClient;
+  private final RedisClient pubSubClient;
+  private final RedisCommandConnection redis;
+  private final StatefulRedisPubSubConnection<String, String> pubSub;
+  private final ScheduledExecutorService scheduler;
+  private final RedisPresence presence;
+  private final RedisLockStore locks;
+  private final RedisSemaphoreStore semaphores;
+  private final RedisLeasedSemaphoreStore leasedSemaphores;
+  private final RedisLatchStore latches;
+  private final RedisWakeups wakeups;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RedisBackend(
+      RedisConnectionSettings settings,
+      BackendContext context,
+      RedisClient commandClient,
+      RedisClient pubSubClient,
+      RedisCommandConnection redis,
+      StatefulRedisPubSubConnection<String, String> pubSub) {
+    this.settings = settings;
+    this.context = context;
+    this.keys = new RedisKeys(settings.keyPrefix());
+    this.commandClient = commandClient;
+    this.pubSubClient = pubSubClient;
+    this.redis = redis;
+    this.pubSub = pubSub;
+    ScheduledThreadPoolExecutor executor =
+        new ScheduledThreadPoolExecutor(
+            1,
+            runnable -> {
+              String id = context.clientId();
+              Thread thread =
+                  new Thread(
+                      runnable, "latchkey-redis-" + id.substring(0, Math.min(8, id.length())));
+              thread.setDaemon(true);
+              return thread;
+            });
+    executor.setRemoveOnCancelPolicy(true);
+    this.scheduler = executor;
+    this.presence = new RedisPresence(redis, keys, context.clientId(), context.leaseTime());
+    this.locks = new RedisLockStore(redis, keys, context.clientId());
+    this.semaphores = new RedisSemaphoreStore(redis, keys);
+    this.leasedSemaphores = new RedisLeasedSemaphoreStore(redis, keys);
+    this.latches = new RedisLatchStore(redis, keys);
+    this.wakeups = new RedisWakeups(pubSub, keys, scheduler);
+    presence.start(scheduler);
+  }
+
+  /**
+   * Connects to Redis.
+   *
+   * @param uri a {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or {@code
+   *     rediss-sentinel://} URI, as described by {@link RedisBackendProvider}
+   * @param context the client's identity and bounds
+   * @return the open backend; close it (or the client that owns it) when done
+   * @throws IllegalArgumentException if the URI is malformed, saying what is wrong
+   * @throws BackendUnavailableException if Redis cannot be reached or refuses the credentials
+   */
+  public static RedisBackend open(URI uri, BackendContext context) {
+    Objects.requireNonNull(uri, "uri must not be null");
+    Objects.requireNonNull(context, "context must not be null");
+    RedisConnectionSettings settings = RedisConnectionSettings.parse(uri);
+    Duration lettuceTimeout = context.operationTimeout().plus(LETTUCE_TIMEOUT_MARGIN);
+    // Parsed for this backend alone, so its RedisURI is ours to configure.
+    RedisURI redisUri = settings.redisUri();
+    redisUri.setTimeout(lettuceTimeout);
+    ClientResources resources = SharedClientResources.acquire();
+    RedisClient commandClient = client(resources, context, lettuceTimeout, false);
+    RedisClient pubSubClient = client(resources, context, lettuceTimeout, true);
+    RedisCommandConnection redis = null;
+    try {
+      redis = new RedisCommandConnection(commandClient, redisUri);
+      StatefulRedisPubSubConnection<String, String> pubSub =
+          pubSubClient.connectPubSub(StringCodec.UTF8, redisUri);
+      return new RedisBackend(settings, context, commandClient, pubSubClient, redis, pubSub);
+    } catch (RuntimeException e) {
+      if (redis != null) {
+        redis.close();
+      }
+      commandClient.shutdown(0, 2, TimeUnit.SECONDS);
+      pubSubClient.shutdown(0, 2, TimeUnit.SECONDS);
+      SharedClientResources.release();
+      throw new BackendUnavailableException(
+          "cannot connect to " + settings.description() + ": " + causes(e), e);
+    }
+  }
+
+  private static RedisClient client(
+      ClientResources resources, BackendContext context, Duration timeout, boolean reconnect) {
+    RedisClient client = RedisClient.create(resources);
+    client.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(reconnect)
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            .socketOptions(
+                SocketOptions.builder()
+                    .connectTimeout(context.operationTimeout())
+                    .keepAlive(true)
+                    .build())
+            .build());
+    return client;
+  }
+
+  private static String causes(Throwable failure) {
+    StringBuilder text = new StringBuilder(String.valueOf(failure.getMessage()));
+    for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+      text.append(": ").append(cause.getMessage());
+    }
+    return text.toString();
+  }
+
+  @Override
+  public String description() {
+    return settings.description();
+  }
+
+  @Override
+  public Set<Feature> features() {
+    return EnumSet.allOf(Feature.class);
+  }
+
+  @Override
+  public LockStore locks() {
+    return locks;
+  }
+
+  @Override
+  public SemaphoreStore semaphores() {
+    return semaphores;
+  }
+
+  @Override
+  public LeasedSemaphoreStore leasedSemaphores() {
+    return leasedSemaphores;
+  }
+
+  @Override
+  public LatchStore latches() {
+    return latches;
+  }
+
+  @Override
+  public WakeupBus wakeups() {
+    return wakeups;
+  }
+
+  @Override
+  public CompletionStage<Set<HolderRef>> renew(Collection<HolderRef> holders, long leaseMillis) {
+    Set<HolderRef> gone = new HashSet<>();
+    List<HolderRef> leased = new ArrayList<>(holders.size());
+    for (HolderRef holder : holders) {
+      if (holder.type() == ResourceType.LOCK || holder.type() == ResourceType.LEASED_SEMAPHORE) {
+        leased.add(holder);
+      } else {
+        gone.add(holder);
+      }
+    }
+    if (leased.isEmpty()) {
+      return CompletableFuture.completedFuture(gone);
+    }
+    return renewCall(leased, leaseMillis)
+        .thenApply(
+            expired -> {
+              gone.addAll(expired);
+              return gone;
+            });
+  }
+
+  /** One script call renewing {@code holders}, which must all be locks or leased permits. */
+  private CompletableFuture<List<HolderRef>> renewCall(List<HolderRef> holders, long leaseMillis) {
+    String[] scriptKeys = new String[holders.size()];
+    String[] args = new String[holders.size() + 1];
+    args[0] = Long.toString(leaseMillis);
+    for (int i = 0; i < holders.size(); i++) {
+      HolderRef holder = holders.get(i);
+      scriptKeys[i] = keys.leaseRecord(holder.type(), holder.name());
+      args[i + 1] = holder.holderId();
+    }
+    return redis
+        .<List<?>>execute(
+            commands -> RedisScript.RENEW.run(commands, ScriptOutputType.MULTI, scriptKeys, args))
+        .thenApply(
+            indexes -> {
+              List<HolderRef> gone = new ArrayList<>(indexes.size());
+              for (Object index : indexes) {
+                gone.add(holders.get(Math.toIntExact(RedisReplies.number(index)) - 1));
+              }
+              return gone;
+            });
+  }
+
+  /**
+   * Lists the latchkey clients that are alive on this Redis (under this backend's key prefix), by
+   * their presence records. A lock holder whose client id is not among them is dead or cut off.
+   *
+   * @return the live clients, by client id
+   */
+  public CompletionStage<List<ClientPresence>> liveClients() {
+    return RedisPresence.list(redis, keys);
+  }
+
+  /**
+   * Deletes this client's presence record (waiting at most the operation timeout) and closes the
+   * connections. Held records stay on the server until released or expired. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      presence.stop(scheduler, context.operationTimeout());
+      pubSub.close();
+      redis.close();
+    } finally {
+      scheduler.shutdownNow();
+      commandClient.shutdown(0, 2, TimeUnit.SECONDS);
+      pubSubClient.shutdown(0, 2, TimeUnit.SECONDS);
+      SharedClientResources.release();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisBackend[" + description() + "]";
+  }
+}

@@ -1,0 +1,267 @@
+package io.latchkey.redis;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslVerifyMode;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a Redis URI says: where to connect, how to authenticate, and the backend's options.
+ *
+ * <pre>
+ * redis://[[user]:password@]host[:port][/database][?option=value&amp;...]
+ * rediss://...                                         the same over TLS
+ * redis-sentinel://[[user]:password@]host[:port][,host[:port]...][/database][?...]#masterName
+ * rediss-sentinel://...                                the same over TLS
+ * </pre>
+ *
+ * The port defaults to 6379 (26379 for sentinels). A user info without a colon is a password for
+ * the default user, as Lettuce and redis-cli read it. User and password are percent-decoded. The
+ * credentials authenticate to the data nodes; sentinels are asked without them.
+ *
+ * <p>Options: {@code prefix} (of every key, default {@code latchkey:}; no braces), {@code
+ * clientName} (shown by CLIENT LIST), {@code verifyPeer} ({@code full}, {@code ca} or {@code none};
+ * TLS only).
+ *
+ * @param redisUri Lettuce's form of the URI, with the credentials
+ * @param keyPrefix the prefix of every key
+ * @param description the URI without credentials, for messages
+ */
+record RedisConnectionSettings(RedisURI redisUri, String keyPrefix, String description) {
+  static final String DEFAULT_PREFIX = "latchkey:";
+
+  private static final Set<String> SCHEMES =
+      Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel");
+  private static final Set<String> OPTIONS = Set.of("prefix", "clientName", "verifyPeer");
+  private static final int REDIS_PORT = 6379;
+  private static final int SENTINEL_PORT = 26379;
+
+  /**
+   * @param uri a Redis URI
+   * @return its settings
+   * @throws IllegalArgumentException saying what is wrong, without the password
+   */
+  static RedisConnectionSettings parse(URI uri) {
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    String rawAuthority = uri.getRawAuthority();
+    String redacted = redact(uri);
+    if (!SCHEMES.contains(scheme)) {
+      throw invalid(redacted, "the scheme must be one of " + SCHEMES);
+    }
+    if (uri.isOpaque() || rawAuthority == null || rawAuthority.isEmpty()) {
+      throw invalid(redacted, "it names no host; expected e.g. " + scheme + "://localhost:6379");
+    }
+    boolean sentinel = scheme.endsWith("-sentinel");
+    boolean tls = scheme.startsWith("rediss");
+
+    int at = rawAuthority.lastIndexOf('@');
+    String hostList = rawAuthority.substring(at + 1);
+    List<HostAndPort> hosts = new ArrayList<>();
+    for (String host : hostList.split(",", -1)) {
+      hosts.add(HostAndPort.parse(host, sentinel ? SENTINEL_PORT : REDIS_PORT, redacted));
+    }
+    if (!sentinel && hosts.size() != 1) {
+      throw invalid(
+          redacted, "it names " + hosts.size() + " hosts; several are for redis-sentinel:// only");
+    }
+
+    int database = database(uri.getRawPath(), redacted);
+    String masterName = uri.getFragment();
+    if (sentinel && (masterName == null || masterName.isBlank())) {
+      throw invalid(
+          redacted,
+          "a sentinel URI names the master after '#', e.g."
+              + " redis-sentinel://host:26379,host:26380#mymaster");
+    }
+    if (!sentinel && masterName != null) {
+      throw invalid(redacted, "only sentinel URIs take a '#masterName'");
+    }
+
+    Map<String, String> options = options(uri.getRawQuery(), redacted);
+    String prefix = options.getOrDefault("prefix", DEFAULT_PREFIX);
+    if (prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+      throw invalid(redacted, "option prefix must be non-empty and without '{' or '}'");
+    }
+
+    HostAndPort first = hosts.get(0);
+    RedisURI.Builder builder =
+        sentinel
+            ? RedisURI.Builder.sentinel(first.host(), first.port(), masterName)
+            : RedisURI.Builder.redis(first.host(), first.port());
+    for (HostAndPort other : hosts.subList(1, hosts.size())) {
+      builder.withSentinel(other.host(), other.port());
+    }
+    builder.withSsl(tls).withDatabase(database);
+    String verifyPeer = options.get("verifyPeer");
+    if (verifyPeer != null) {
+      if (!tls) {
+        throw invalid(redacted, "option verifyPeer needs TLS (rediss:// or rediss-sentinel://)");
+      }
+      builder.withVerifyPeer(verifyMode(verifyPeer, redacted));
+    }
+    String clientName = options.get("clientName");
+    if (clientName != null) {
+      if (clientName.isEmpty() || clientName.chars().anyMatch(c -> c <= ' ')) {
+        throw invalid(redacted, "option clientName must be non-empty, without spaces");
+      }
+      builder.withClientName(clientName);
+    }
+    if (at >= 0) {
+      authenticate(builder, rawAuthority.substring(0, at), redacted);
+    }
+
+    StringBuilder description = new StringBuilder(scheme).append("://").append(hostList);
+    if (database != 0) {
+      description.append('/').append(database);
+    }
+    if (!prefix.equals(DEFAULT_PREFIX)) {
+      description.append("?prefix=").append(prefix);
+    }
+    if (sentinel) {
+      description.append('#').append(masterName);
+    }
+    return new RedisConnectionSettings(builder.build(), prefix, description.toString());
+  }
+
+  private static void authenticate(RedisURI.Builder builder, String rawUserInfo, String redacted) {
+    int colon = rawUserInfo.indexOf(':');
+    String user = colon < 0 ? "" : decode(rawUserInfo.substring(0, colon));
+    String password = decode(rawUserInfo.substring(colon + 1));
+    if (password.isEmpty()) {
+      throw invalid(redacted, "the user info has no password; write user:password@host");
+    }
+    if (user.isEmpty()) {
+      builder.withPassword(password.toCharArray());
+    } else {
+      builder.withAuthentication(user, password);
+    }
+  }
+
+  private static int database(@Nullable String rawPath, String redacted) {
+    if (rawPath == null || rawPath.isEmpty() || rawPath.equals("/")) {
+      return 0;
+    }
+    String number = rawPath.substring(1);
+    if (!number.matches("[0-9]{1,9}")) {
+      throw invalid(redacted, "the path must be a database number, e.g. /0, was '" + rawPath + "'");
+    }
+    return Integer.parseInt(number);
+  }
+
+  private static Map<String, String> options(@Nullable String rawQuery, String redacted) {
+    Map<String, String> options = new LinkedHashMap<>();
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return options;
+    }
+    for (String pair : rawQuery.split("&", -1)) {
+      int equals = pair.indexOf('=');
+      if (equals <= 0) {
+        throw invalid(redacted, "option '" + pair + "' is not name=value");
+      }
+      String name = decode(pair.substring(0, equals));
+      if (!OPTIONS.contains(name)) {
+        throw invalid(redacted, "unknown option '" + name + "'; known: " + OPTIONS);
+      }
+      if (options.put(name, decode(pair.substring(equals + 1))) != null) {
+        throw invalid(redacted, "option " + name + " is given twice");
+      }
+    }
+    return options;
+  }
+
+  private static SslVerifyMode verifyMode(String value, String redacted) {
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "full" -> SslVerifyMode.FULL;
+      case "ca" -> SslVerifyMode.CA;
+      case "none" -> SslVerifyMode.NONE;
+      default ->
+          throw invalid(
+              redacted, "option verifyPeer must be full, ca or none, was '" + value + "'");
+    };
+  }
+
+  /**
+   * Percent-decodes a URI component as UTF-8 (java.net.URI has checked that every '%' starts an
+   * escape); unlike URLDecoder, leaves '+' alone.
+   */
+  private static String decode(String raw) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
+    for (int i = 0; i < raw.length(); i++) {
+      char c = raw.charAt(i);
+      if (c == '%') {
+        bytes.write(Integer.parseInt(raw.substring(i + 1, i + 3), 16));
+        i += 2;
+      } else {
+        byte[] encoded = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+        bytes.write(encoded, 0, encoded.length);
+      }
+    }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+
+  /** The URI as given, with the user info replaced by {@code ***}. */
+  private static String redact(URI uri) {
+    String raw = uri.toString();
+    String rawAuthority = uri.getRawAuthority();
+    int at = rawAuthority == null ? -1 : rawAuthority.lastIndexOf('@');
+    int start = raw.indexOf("//");
+    if (at < 0 || start < 0) {
+      return raw;
+    }
+    return raw.substring(0, start + 2) + "***" + raw.substring(start + 2 + at);
+  }
+
+  private static IllegalArgumentException invalid(String redacted, String problem) {
+    return new IllegalArgumentException("invalid Redis URI '" + redacted + "': " + problem);
+  }
+
+  /** One {@code host[:port]} of the authority; IPv6 addresses go in brackets. */
+  private record HostAndPort(String host, int port) {
+    static HostAndPort parse(String text, int defaultPort, String redacted) {
+      String host = text;
+      String port = null;
+      if (text.startsWith("[")) {
+        int close = text.indexOf(']');
+        if (close < 0) {
+          throw invalid(redacted, "the IPv6 address '" + text + "' lacks its ']'");
+        }
+        host = text.substring(1, close);
+        String rest = text.substring(close + 1);
+        if (!rest.isEmpty()) {
+          if (!rest.startsWith(":")) {
+            throw invalid(
+                redacted, "expected ':port' after '" + text.substring(0, close + 1) + "'");
+          }
+          port = rest.substring(1);
+        }
+      } else {
+        int colon = text.lastIndexOf(':');
+        if (colon >= 0) {
+          host = text.substring(0, colon);
+          port = text.substring(colon + 1);
+        }
+      }
+      if (host.isEmpty()) {
+        throw invalid(redacted, "a host name is empty");
+      }
+      if (port == null) {
+        return new HostAndPort(host, defaultPort);
+      }
+      if (!port.matches("[0-9]{1,5}")
+          || Integer.parseInt(port) < 1
+          || Integer.parseInt(port) > 65_535) {
+        throw invalid(
+            redacted, "the port of '" + host + "' must be 1 to 65535, was '" + port + "'");
+      }
+      return new HostAndPort(host, Integer.parseInt(port));
+    }
+  }
+}

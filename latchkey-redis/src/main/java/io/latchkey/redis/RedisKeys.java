@@ -1,0 +1,206 @@
+package io.latchkey.redis;
+
+import io.latchkey.spi.ResourceType;
+import java.util.Optional;
+
+/**
+ * Where each record lives in Redis.
+ *
+ * <p>Key layout, with the default prefix {@code latchkey:} and the resource name {@code N} escaped
+ * into a hash tag {@code {N}}:
+ *
+ * <pre>
+ * latchkey:lock:{N}                      hash   owner -> expiresAt:token:exclusive:shared:clientId
+ *                                               PEXPIRE = the latest holder expiry
+ * latchkey:lock:{N}:fence                string fencing counter; only grows, never expires
+ * latchkey:lock:{N}:queue                hash   fair waiter -> arrival:deadline
+ *                                               PEXPIRE = the latest deadline
+ * latchkey:lock:{N}:wakeups              pub/sub channel of the lock
+ * latchkey:semaphore:{N}                 string available permits
+ * latchkey:semaphore:{N}:wakeups         pub/sub channel
+ * latchkey:leased-semaphore:{N}          hash   'total' -> permits, 'fence' -> counter; no expiry
+ * latchkey:leased-semaphore:{N}:permits  hash   permit id -> expiresAt:token
+ *                                               PEXPIRE = the latest permit expiry
+ * latchkey:leased-semaphore:{N}:wakeups  pub/sub channel
+ * latchkey:latch:{N}                     string count; deleted when it reaches zero
+ * latchkey:latch:{N}:wakeups             pub/sub channel
+ * latchkey:client:{clientId}             hash   host, pid, started; PEXPIRE a bit above the lease
+ * </pre>
+ *
+ * Every key and channel of one resource carries the same hash tag, so a script may touch all of
+ * them in Redis Cluster, where they land in one slot. The tag holds the name with the percent sign,
+ * both braces and unpaired surrogates percent-escaped ({@code %25}, {@code %7B}, {@code %7D},
+ * {@code %uD800}): a tag cannot end early, and distinct names stay distinct keys after UTF-8
+ * encoding (which would turn every unpaired surrogate into the same {@code ?}). The prefix may not
+ * contain braces, or it would move the tag.
+ */
+final class RedisKeys {
+  private static final String LOCK = "lock:";
+  private static final String SEMAPHORE = "semaphore:";
+  private static final String LEASED_SEMAPHORE = "leased-semaphore:";
+  private static final String LATCH = "latch:";
+  private static final String CLIENT = "client:";
+  private static final String WAKEUPS = ":wakeups";
+
+  private final String prefix;
+
+  /**
+   * @param prefix the prefix of every key; must not contain braces
+   */
+  RedisKeys(String prefix) {
+    if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+      throw new IllegalArgumentException(
+          "key prefix must not contain '{' or '}' (they would move the hash tag), was '"
+              + prefix
+              + "'");
+    }
+    this.prefix = prefix;
+  }
+
+  String prefix() {
+    return prefix;
+  }
+
+  String lock(String name) {
+    return prefix + LOCK + tag(name);
+  }
+
+  String lockFence(String name) {
+    return lock(name) + ":fence";
+  }
+
+  String lockQueue(String name) {
+    return lock(name) + ":queue";
+  }
+
+  String semaphore(String name) {
+    return prefix + SEMAPHORE + tag(name);
+  }
+
+  String leasedSemaphore(String name) {
+    return prefix + LEASED_SEMAPHORE + tag(name);
+  }
+
+  String leasedPermits(String name) {
+    return leasedSemaphore(name) + ":permits";
+  }
+
+  String latch(String name) {
+    return prefix + LATCH + tag(name);
+  }
+
+  /** The record a renewal of a holder of this type extends. */
+  String leaseRecord(ResourceType type, String name) {
+    return switch (type) {
+      case LOCK -> lock(name);
+      case LEASED_SEMAPHORE -> leasedPermits(name);
+      default -> throw new IllegalArgumentException(type + " has no leases");
+    };
+  }
+
+  String wakeups(ResourceType type, String name) {
+    String resource =
+        switch (type) {
+          case LOCK -> lock(name);
+          case SEMAPHORE -> semaphore(name);
+          case LEASED_SEMAPHORE -> leasedSemaphore(name);
+          case COUNT_DOWN_LATCH -> latch(name);
+        };
+    return resource + WAKEUPS;
+  }
+
+  String presence(String clientId) {
+    return prefix + CLIENT + clientId;
+  }
+
+  /** A SCAN pattern matching the holder hashes of all locks, and nothing else of ours. */
+  String lockScanPattern() {
+    return globEscape(prefix + LOCK) + "{*}";
+  }
+
+  String presenceScanPattern() {
+    return globEscape(prefix + CLIENT) + "*";
+  }
+
+  /**
+   * @param key a key found by {@link #lockScanPattern()}
+   * @return the lock name whose holder hash this is, or empty if it is not one
+   */
+  Optional<String> lockName(String key) {
+    String start = prefix + LOCK + "{";
+    if (!key.startsWith(start) || !key.endsWith("}")) {
+      return Optional.empty();
+    }
+    String escaped = key.substring(start.length(), key.length() - 1);
+    if (escaped.isEmpty() || escaped.indexOf('}') >= 0 || escaped.indexOf('{') >= 0) {
+      return Optional.empty();
+    }
+    return unescape(escaped);
+  }
+
+  /**
+   * @param key a key found by {@link #presenceScanPattern()}
+   * @return the client id
+   */
+  String clientId(String key) {
+    return key.substring(prefix.length() + CLIENT.length());
+  }
+
+  static String tag(String name) {
+    StringBuilder tag = new StringBuilder(name.length() + 8).append('{');
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c == '%') {
+        tag.append("%25");
+      } else if (c == '{') {
+        tag.append("%7B");
+      } else if (c == '}') {
+        tag.append("%7D");
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < name.length()
+          && Character.isLowSurrogate(name.charAt(i + 1))) {
+        tag.append(c).append(name.charAt(++i));
+      } else if (Character.isSurrogate(c)) {
+        tag.append("%u").append(String.format("%04X", (int) c));
+      } else {
+        tag.append(c);
+      }
+    }
+    return tag.append('}').toString();
+  }
+
+  private static Optional<String> unescape(String escaped) {
+    StringBuilder name = new StringBuilder(escaped.length());
+    for (int i = 0; i < escaped.length(); i++) {
+      char c = escaped.charAt(i);
+      if (c != '%') {
+        name.append(c);
+        continue;
+      }
+      boolean unicode = i + 1 < escaped.length() && escaped.charAt(i + 1) == 'u';
+      int start = unicode ? i + 2 : i + 1;
+      int end = start + (unicode ? 4 : 2);
+      if (end > escaped.length()) {
+        return Optional.empty();
+      }
+      try {
+        name.append((char) Integer.parseInt(escaped.substring(start, end), 16));
+      } catch (NumberFormatException e) {
+        return Optional.empty();
+      }
+      i = end - 1;
+    }
+    return Optional.of(name.toString());
+  }
+
+  private static String globEscape(String literal) {
+    StringBuilder pattern = new StringBuilder(literal.length());
+    for (char c : literal.toCharArray()) {
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+        pattern.append('\\');
+      }
+      pattern.append(c);
+    }
+    return pattern.toString();
+  }
+}

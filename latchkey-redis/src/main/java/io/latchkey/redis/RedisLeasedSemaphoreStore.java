@@ -1,0 +1,82 @@
+package io.latchkey.redis;
+
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.LeasedSemaphoreStore;
+import io.latchkey.spi.ResourceType;
+import io.lettuce.core.ScriptOutputType;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Leased semaphores in Redis: a settings hash (total permits and a fencing counter, without expiry)
+ * and a hash of granted permits, each with its lease deadline and token, that expires with the
+ * latest lease.
+ */
+final class RedisLeasedSemaphoreStore implements LeasedSemaphoreStore {
+  private final RedisCommandConnection redis;
+  private final RedisKeys keys;
+
+  RedisLeasedSemaphoreStore(RedisCommandConnection redis, RedisKeys keys) {
+    this.redis = redis;
+    this.keys = keys;
+  }
+
+  @Override
+  public CompletionStage<Boolean> trySetPermits(String name, int permits) {
+    return redis.execute(
+        commands ->
+            commands.hsetnx(keys.leasedSemaphore(name), "total", Integer.toString(permits)));
+  }
+
+  @Override
+  public CompletionStage<Void> addPermits(String name, int delta) {
+    String[] scriptKeys = {
+      keys.leasedSemaphore(name), keys.wakeups(ResourceType.LEASED_SEMAPHORE, name)
+    };
+    return redis
+        .<Long>execute(
+            commands ->
+                RedisScript.LEASED_SEMAPHORE_ADD.run(
+                    commands, ScriptOutputType.INTEGER, scriptKeys, Integer.toString(delta)))
+        .thenApply(done -> null);
+  }
+
+  @Override
+  public CompletionStage<AcquireResult> tryAcquire(String name, String permitId, long leaseMillis) {
+    String[] scriptKeys = {keys.leasedSemaphore(name), keys.leasedPermits(name)};
+    return redis
+        .<List<?>>execute(
+            commands ->
+                RedisScript.LEASED_SEMAPHORE_ACQUIRE.run(
+                    commands,
+                    ScriptOutputType.MULTI,
+                    scriptKeys,
+                    permitId,
+                    Long.toString(leaseMillis)))
+        .thenApply(RedisReplies::acquireResult);
+  }
+
+  @Override
+  public CompletionStage<Boolean> release(String name, String permitId) {
+    String[] scriptKeys = {
+      keys.leasedPermits(name), keys.wakeups(ResourceType.LEASED_SEMAPHORE, name)
+    };
+    return redis
+        .<Long>execute(
+            commands ->
+                RedisScript.LEASED_SEMAPHORE_RELEASE.run(
+                    commands, ScriptOutputType.INTEGER, scriptKeys, permitId))
+        .thenApply(wasHeld -> wasHeld == 1);
+  }
+
+  @Override
+  public CompletionStage<Integer> availablePermits(String name) {
+    String[] scriptKeys = {keys.leasedSemaphore(name), keys.leasedPermits(name)};
+    return redis
+        .<Long>execute(
+            commands ->
+                RedisScript.LEASED_SEMAPHORE_AVAILABLE.run(
+                    commands, ScriptOutputType.INTEGER, scriptKeys))
+        .thenApply(Math::toIntExact);
+  }
+}

@@ -1,0 +1,51 @@
+-- Removes one hold and, when the lock becomes acquirable for others, wakes waiters
+-- (io.latchkey.spi.LockStore#release).
+-- KEYS[1] holders, KEYS[2] fair queue, KEYS[3] wake-up channel
+-- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared)
+-- Returns {wasHeld (1 or 0), remaining holds in that mode}.
+local owner = ARGV[1]
+local exclusive = ARGV[2] == 'x'
+local now = now_millis()
+local holders = read_holders(KEYS[1], now)
+local me = holders[owner]
+if me == nil then
+  return { 0, 0 }
+end
+
+local remaining
+if exclusive then
+  if me.exclusive == 0 then
+    return { 0, 0 }
+  end
+  me.exclusive = me.exclusive - 1
+  remaining = me.exclusive
+else
+  if me.shared == 0 then
+    return { 0, 0 }
+  end
+  me.shared = me.shared - 1
+  remaining = me.shared
+end
+
+if me.exclusive == 0 and me.shared == 0 then
+  holders[owner] = nil
+  redis.call('HDEL', KEYS[1], owner)
+  expire_at(KEYS[1], latest_expiry(holders), now)
+else
+  write_holder(KEYS[1], owner, me)
+end
+
+if remaining == 0 then
+  local exclusive_left = false
+  for _, holder in pairs(holders) do
+    if holder.exclusive > 0 then
+      exclusive_left = true
+    end
+  end
+  -- After the last exclusive hold the next waiter may enter; after a shared hold, only once
+  -- nobody holds the lock at all.
+  if not exclusive_left and (exclusive or next(holders) == nil) then
+    publish(KEYS[3], '1', queue_head(read_queue(KEYS[2], now)))
+  end
+end
+return { 1, remaining }

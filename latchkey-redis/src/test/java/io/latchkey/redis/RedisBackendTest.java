@@ -1,0 +1,359 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.BackendTimeoutException;
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.DistributedLock;
+import io.latchkey.Latchkey;
+import io.latchkey.LatchkeyOptions;
+import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
+import io.latchkey.LockInfo;
+import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.ResourceType;
+import io.latchkey.testkit.server.RedisTestServer;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What the conformance kit cannot see: the key layout on the server, script reloading, server
+ * restarts and outages, the round trips per operation, pub/sub wake-ups, presence records and
+ * authentication. Every server is started by the test itself.
+ */
+class RedisBackendTest {
+  private static @Nullable RedisTestServer shared;
+
+  private static final Set<String> COMMANDS_INSIDE_LOCK_SCRIPTS =
+      Set.of(
+          "cmdstat_time",
+          "cmdstat_hgetall",
+          "cmdstat_hset",
+          "cmdstat_hdel",
+          "cmdstat_incr",
+          "cmdstat_pexpire",
+          "cmdstat_publish");
+
+  private final List<AutoCloseable> opened = new ArrayList<>();
+
+  @BeforeAll
+  static void startRedis() {
+    shared = RedisTestServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (shared != null) {
+      shared.close();
+    }
+  }
+
+  @AfterEach
+  void closeEverything() throws Exception {
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      opened.get(i).close();
+    }
+    opened.clear();
+  }
+
+  private static RedisTestServer redis() {
+    if (shared == null) {
+      throw new IllegalStateException("redis-server has not been started");
+    }
+    return shared;
+  }
+
+  private static LatchkeyOptions.Builder options() {
+    return LatchkeyOptions.builder()
+        .leaseTime(Duration.ofSeconds(2))
+        .renewInterval(Duration.ofMillis(300))
+        .operationTimeout(Duration.ofSeconds(1))
+        .recheckInterval(Duration.ofMillis(200))
+        .closeOnShutdown(false);
+  }
+
+  private Latchkey connect(String uri) {
+    return connect(uri, UnaryOperator.identity());
+  }
+
+  private Latchkey connect(String uri, UnaryOperator<LatchkeyOptions.Builder> tweaks) {
+    Latchkey client = Latchkey.connect(uri, tweaks.apply(options()).build());
+    opened.add(client);
+    return client;
+  }
+
+  private RedisTestServer startServer(RedisTestServer.Builder builder) {
+    RedisTestServer server = builder.start();
+    opened.add(0, server);
+    return server;
+  }
+
+  private static long exists(RedisTestServer server, String... keys) {
+    String[] command = new String[keys.length + 1];
+    command[0] = "EXISTS";
+    System.arraycopy(keys, 0, command, 1, keys.length);
+    return (Long) server.command(command);
+  }
+
+  static List<String> awkwardNames() {
+    return RedisKeysTest.awkwardNames().toList();
+  }
+
+  @ParameterizedTest
+  @MethodSource("awkwardNames")
+  void anyNameLocksUnderItsOwnKeysAndListsUnderItsOwnName(String name) throws InterruptedException {
+    RedisKeys keys = new RedisKeys(RedisConnectionSettings.DEFAULT_PREFIX);
+    Latchkey holder = connect(redis().uri());
+    Latchkey other = connect(redis().uri());
+
+    Lease lease = holder.lock(name).acquire(Duration.ZERO);
+
+    assertThat(exists(redis(), keys.lock(name), keys.lockFence(name))).isEqualTo(2);
+    assertThat(other.lock(name).tryLock()).isFalse();
+    assertThat(other.admin().inspect(name)).map(LockInfo::name).contains(name);
+    assertThat(other.admin().list()).extracting(LockInfo::name).contains(name);
+    lease.release();
+    assertThat(exists(redis(), keys.lock(name))).isZero();
+    assertThat(exists(redis(), keys.lockFence(name))).as("the fencing counter stays").isOne();
+  }
+
+  @Test
+  void namesThatLookAlikeEscapedAreDifferentLocks() throws InterruptedException {
+    Latchkey first = connect(redis().uri());
+    Latchkey second = connect(redis().uri());
+    String name = "lookalike/" + System.nanoTime();
+
+    try (Lease braces = first.lock(name + "a}b").acquire(Duration.ZERO);
+        Lease escaped = second.lock(name + "a%7Db").acquire(Duration.ZERO);
+        Lease high = second.lock(name + "\uD800").acquire(Duration.ZERO);
+        Lease question = first.lock(name + "?").acquire(Duration.ZERO)) {
+      assertThat(List.of(braces, escaped, high, question)).allMatch(Lease::isValid);
+    }
+  }
+
+  @Test
+  void theKeyPrefixSeparatesClientsAndTheDatabaseIsSelected() throws InterruptedException {
+    String name = "prefixed/" + System.nanoTime();
+    Latchkey app1 = connect(redis().uri() + "/2?prefix=app1:");
+    Latchkey app2 = connect(redis().uri() + "/2?prefix=app2:");
+
+    try (Lease one = app1.lock(name).acquire(Duration.ZERO);
+        Lease two = app2.lock(name).acquire(Duration.ZERO)) {
+      assertThat(one.isValid()).isTrue();
+      assertThat(two.isValid()).isTrue();
+      assertThat(app1.backendDescription()).endsWith("/2?prefix=app1:");
+      assertThat(redis().info("keyspace")).containsKey("db2");
+    }
+  }
+
+  @Test
+  void aFlushedScriptCacheIsRefilledByTheNextCall() throws InterruptedException {
+    DistributedLock lock = connect(redis().uri()).lock("noscript/" + System.nanoTime());
+    long before;
+    try (Lease lease = lock.acquire(Duration.ZERO)) {
+      before = lease.fencingToken();
+    }
+
+    redis().command("SCRIPT", "FLUSH");
+
+    try (Lease lease = lock.acquire(Duration.ZERO)) {
+      assertThat(lease.fencingToken()).isGreaterThan(before);
+    }
+  }
+
+  @Test
+  void uncontendedAcquireAndReleaseAreOneEvalshaEach() throws InterruptedException {
+    RedisTestServer server = startServer(RedisTestServer.builder());
+    // A long lease keeps the watchdog and the presence refresh out of the measurement.
+    DistributedLock lock =
+        connect(
+                server.uri(),
+                o ->
+                    o.leaseTime(Duration.ofMinutes(1))
+                        .renewInterval(Duration.ofSeconds(20))
+                        .operationTimeout(Duration.ofSeconds(5)))
+            .lock("commands");
+    lock.lock();
+    lock.unlock();
+
+    server.command("CONFIG", "RESETSTAT");
+    lock.lock();
+    lock.unlock();
+
+    // Commandstats also counts the commands that scripts call; those cost no round trip.
+    Map<String, String> stats = new TreeMap<>(server.info("commandstats"));
+    stats.keySet().removeIf(k -> k.startsWith("cmdstat_config") || k.startsWith("cmdstat_info"));
+    assertThat(stats.get("cmdstat_evalsha")).startsWith("calls=2,");
+    assertThat(stats.keySet())
+        .allMatch(
+            k -> k.equals("cmdstat_evalsha") || COMMANDS_INSIDE_LOCK_SCRIPTS.contains(k),
+            "a command inside the acquire or release script");
+  }
+
+  @Test
+  void aContendedReleaseWakesTheWaiterWithoutWaitingForTheRecheck() throws Exception {
+    String name = "wakeup/" + System.nanoTime();
+    RedisKeys keys = new RedisKeys(RedisConnectionSettings.DEFAULT_PREFIX);
+    Latchkey holder = connect(redis().uri(), o -> o.leaseTime(Duration.ofMinutes(1)));
+    Latchkey waiter = connect(redis().uri(), o -> o.recheckInterval(Duration.ofSeconds(30)));
+    Lease held = holder.lock(name).acquire(Duration.ZERO);
+
+    CompletableFuture<Lease> waiting =
+        waiter.lock(name).acquireAsync(Duration.ofSeconds(20)).toCompletableFuture();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                ((List<?>)
+                        redis().command("PUBSUB", "NUMSUB", keys.wakeups(ResourceType.LOCK, name)))
+                    .get(1)
+                    .equals(1L));
+    held.release();
+
+    Lease granted = waiting.get(5, TimeUnit.SECONDS);
+    assertThat(granted.isValid()).isTrue();
+    granted.release();
+  }
+
+  @Test
+  void aRestartUnderAHolderIsReportedAsLeaseLoss() throws InterruptedException {
+    RedisTestServer server = startServer(RedisTestServer.builder());
+    DistributedLock lock = connect(server.uri()).lock("restart");
+    Lease lease = lock.acquire(Duration.ZERO);
+    AtomicReference<LeaseLostException> heard = new AtomicReference<>();
+    lease.onLost(heard::set);
+
+    server.restart();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> heard.get() != null);
+    assertThat(lease.isValid()).isFalse();
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+    assertThat(connect(server.uri()).lock("restart").tryLock()).isTrue();
+  }
+
+  @Test
+  void aStoppedServerFailsAcquireWithinTheOperationTimeout() {
+    RedisTestServer server = startServer(RedisTestServer.builder());
+    DistributedLock lock = connect(server.uri()).lock("down");
+
+    server.stop();
+
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> lock.acquire(Duration.ofSeconds(5)))
+        .isInstanceOf(BackendUnavailableException.class)
+        .hasMessageContaining(server.uri());
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isLessThan(Duration.ofSeconds(1).plusMillis(500));
+  }
+
+  @Test
+  void aServerThatDoesNotAnswerTimesOutWithinTheOperationTimeout() {
+    RedisTestServer server = startServer(RedisTestServer.builder());
+    DistributedLock lock = connect(server.uri()).lock("silent");
+    lock.lock();
+    lock.unlock();
+
+    server.command("CLIENT", "PAUSE", "2500", "ALL");
+
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> lock.acquire(Duration.ofSeconds(5)))
+        .isInstanceOf(BackendTimeoutException.class)
+        .hasMessageContaining("within PT1S");
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isLessThan(Duration.ofSeconds(1).plusMillis(500));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInSameThread()
+        .ignoreExceptions()
+        .until(lock::tryLock);
+    lock.unlock();
+  }
+
+  @Test
+  void presenceRecordsTellLiveClientsFromGoneOnes() throws Exception {
+    Latchkey client = connect(redis().uri());
+    String name = "presence/" + System.nanoTime();
+    client.lock(name).lock();
+    RedisBackend monitor =
+        RedisBackend.open(
+            URI.create(redis().uri()),
+            new BackendContext("monitor", Duration.ofSeconds(1), Duration.ofSeconds(2)));
+    opened.add(monitor);
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                monitor.liveClients().toCompletableFuture().get().stream()
+                    .anyMatch(p -> p.clientId().equals(client.clientId())));
+    List<ClientPresence> live = monitor.liveClients().toCompletableFuture().get();
+    String holderClient = client.admin().inspect(name).orElseThrow().holders().get(0).clientId();
+
+    assertThat(holderClient).isEqualTo(client.clientId());
+    assertThat(live)
+        .filteredOn(p -> p.clientId().equals(client.clientId()))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.pid()).isEqualTo(ProcessHandle.current().pid());
+              assertThat(p.host()).isNotBlank();
+              assertThat(p.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(2667));
+            });
+
+    client.close();
+
+    assertThat(monitor.liveClients().toCompletableFuture().get())
+        .extracting(ClientPresence::clientId)
+        .doesNotContain(client.clientId());
+  }
+
+  @Test
+  void passwordsAndAclUsersAuthenticate() throws InterruptedException {
+    RedisTestServer server =
+        startServer(RedisTestServer.builder().password("default-pw").aclUser("app", "app p@ss"));
+    String hostAndPort = server.hostAndPort();
+
+    for (String uri :
+        List.of("redis://:default-pw@" + hostAndPort, "redis://app:app%20p%40ss@" + hostAndPort)) {
+      Latchkey client = connect(uri);
+      assertThat(client.backendDescription()).isEqualTo("redis://" + hostAndPort);
+      try (Lease lease = client.lock("auth").acquire(Duration.ZERO)) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+    assertThatThrownBy(() -> connect("redis://app:wrong-secret@" + hostAndPort))
+        .isInstanceOf(BackendUnavailableException.class)
+        .hasMessageContaining(hostAndPort)
+        .message()
+        .doesNotContain("wrong-secret");
+  }
+
+  @Test
+  void anUnreachableServerIsRefusedAtConnect() {
+    RedisTestServer server = startServer(RedisTestServer.builder());
+    String uri = server.uri();
+    server.stop();
+
+    assertThatThrownBy(() -> connect(uri))
+        .isInstanceOf(BackendUnavailableException.class)
+        .hasMessageContaining("cannot connect to " + uri);
+  }
+}

@@ -1,0 +1,133 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslVerifyMode;
+import java.net.URI;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RedisConnectionSettingsTest {
+  private static RedisConnectionSettings parse(String uri) {
+    return RedisConnectionSettings.parse(URI.create(uri));
+  }
+
+  private static RedisCredentials credentials(String uri) {
+    RedisCredentials credentials =
+        parse(uri).redisUri().getCredentialsProvider().resolveCredentials().block();
+    assertThat(credentials).isNotNull();
+    return credentials;
+  }
+
+  private static String password(String uri) {
+    return new String(credentials(uri).getPassword());
+  }
+
+  @Test
+  void standaloneWithDefaults() {
+    RedisConnectionSettings settings = parse("redis://localhost");
+    RedisURI redis = settings.redisUri();
+
+    assertThat(redis.getHost()).isEqualTo("localhost");
+    assertThat(redis.getPort()).isEqualTo(6379);
+    assertThat(redis.getDatabase()).isZero();
+    assertThat(redis.isSsl()).isFalse();
+    assertThat(settings.keyPrefix()).isEqualTo("latchkey:");
+    assertThat(settings.description()).isEqualTo("redis://localhost");
+  }
+
+  @Test
+  void aclUserPasswordDatabaseAndOptions() {
+    String uri =
+        "rediss://app:p%40ss%3Aword+x@redis.example.com:6380/3"
+            + "?prefix=orders:&clientName=web-1&verifyPeer=ca";
+    RedisConnectionSettings settings = parse(uri);
+    RedisURI redis = settings.redisUri();
+
+    assertThat(credentials(uri).getUsername()).isEqualTo("app");
+    assertThat(password(uri)).isEqualTo("p@ss:word+x");
+    assertThat(redis.getPort()).isEqualTo(6380);
+    assertThat(redis.getDatabase()).isEqualTo(3);
+    assertThat(redis.isSsl()).isTrue();
+    assertThat(redis.getVerifyMode()).isEqualTo(SslVerifyMode.CA);
+    assertThat(redis.getClientName()).isEqualTo("web-1");
+    assertThat(settings.keyPrefix()).isEqualTo("orders:");
+    assertThat(settings.description())
+        .isEqualTo("rediss://redis.example.com:6380/3?prefix=orders:")
+        .doesNotContain("p@ss")
+        .doesNotContain("app");
+  }
+
+  @Test
+  void aPasswordWithoutUserIsTheDefaultUsersPassword() {
+    assertThat(credentials("redis://:secret@h").hasUsername()).isFalse();
+    assertThat(password("redis://:secret@h")).isEqualTo("secret");
+    assertThat(password("redis://secret@h")).isEqualTo("secret");
+  }
+
+  @Test
+  void sentinelInLettuceSyntax() {
+    String uri = "redis-sentinel://:pw@s1:26379,s2:26380,s3#mymaster";
+    RedisConnectionSettings settings = parse(uri);
+    RedisURI redis = settings.redisUri();
+
+    assertThat(redis.getSentinelMasterId()).isEqualTo("mymaster");
+    assertThat(redis.getSentinels())
+        .extracting(RedisURI::getHost, RedisURI::getPort)
+        .containsExactly(tuple("s1", 26379), tuple("s2", 26380), tuple("s3", 26379));
+    assertThat(password(uri)).isEqualTo("pw");
+    assertThat(settings.description()).isEqualTo("redis-sentinel://s1:26379,s2:26380,s3#mymaster");
+  }
+
+  @Test
+  void ipv6InBrackets() {
+    RedisURI redis = parse("redis://[::1]:7000").redisUri();
+    assertThat(redis.getHost()).isEqualTo("::1");
+    assertThat(redis.getPort()).isEqualTo(7000);
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "memcached://localhost | scheme must be one of",
+        "redis:localhost | names no host",
+        "redis:/// | names no host",
+        "redis://h:0 | port of 'h' must be 1 to 65535",
+        "redis://h:70000 | port of 'h' must be 1 to 65535",
+        "redis://h:abc | port of 'h' must be 1 to 65535",
+        "redis://h/x | path must be a database number",
+        "redis://h/1/2 | path must be a database number",
+        "redis://a:1,b:2 | several are for redis-sentinel",
+        "redis-sentinel://s1:26379 | names the master after '#'",
+        "redis://h#master | only sentinel URIs",
+        "redis://h?timeout=5 | unknown option 'timeout'",
+        "redis://h?prefix | is not name=value",
+        "redis://h?prefix=a&prefix=b | given twice",
+        "redis://h?prefix=a%7Bb%7D | without '{' or '}'",
+        "redis://h?verifyPeer=full | needs TLS",
+        "rediss://h?verifyPeer=maybe | full, ca or none",
+        "redis://user:@h | has no password",
+      })
+  void badUrisSayWhatIsWrong(String uri, String problem) {
+    assertThatThrownBy(() -> parse(uri))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(problem)
+        .hasMessageStartingWith("invalid Redis URI");
+  }
+
+  @Test
+  void errorsNeverShowThePassword() {
+    assertThatThrownBy(() -> parse("redis://admin:hunter2@h:99999"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("redis://***@h:99999")
+        .message()
+        .doesNotContain("hunter2")
+        .doesNotContain("admin");
+  }
+}

@@ -1,0 +1,66 @@
+package io.latchkey.redis;
+
+import io.latchkey.Feature;
+import io.latchkey.spi.BackendFactory;
+import io.latchkey.testkit.BackendFixture;
+import io.latchkey.testkit.ConformanceKit;
+import io.latchkey.testkit.server.RedisTestServer;
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The whole conformance kit against one redis-server that the test starts on a free port. */
+class RedisStandaloneConformanceTest extends ConformanceKit {
+  private static @Nullable RedisTestServer server;
+
+  @BeforeAll
+  static void startRedis() {
+    server = RedisTestServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private static String serverUri() {
+    if (server == null) {
+      throw new IllegalStateException("redis-server has not been started");
+    }
+    return server.uri();
+  }
+
+  private static final BackendFixture REDIS =
+      new BackendFixture() {
+        @Override
+        public String name() {
+          return "redis-standalone";
+        }
+
+        @Override
+        public BackendFactory backend() {
+          return context -> RedisBackend.open(URI.create(serverUri()), context);
+        }
+
+        @Override
+        public Set<Feature> features() {
+          return EnumSet.allOf(Feature.class);
+        }
+
+        @Override
+        public Optional<String> uri() {
+          return Optional.of(serverUri());
+        }
+      };
+
+  @Override
+  protected BackendFixture fixture() {
+    return REDIS;
+  }
+}
