@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * Settings of one latchkey client. Immutable; start from {@link #defaults()} or {@link #builder()}.
  *
  * <p>Defaults: a 30 s watchdog lease renewed every 10 s, a 5 s bound on every backend operation, a
- * re-check of waiters at least every 2 s in case a wake-up is lost, fair-queue places kept for 5 s
+ * re-check of waiters at least every 2 s in case a wake-up is lost, wait-queue places kept for 5 s
  * without a sign of life.
  */
 public final class LatchkeyOptions {
@@ -19,7 +19,7 @@ public final class LatchkeyOptions {
   private final Duration renewInterval;
   private final Duration operationTimeout;
   private final Duration recheckInterval;
-  private final Duration fairQueueKeepAlive;
+  private final Duration queueKeepAlive;
   private final int renewBatchSize;
   private final Ticker ticker;
   private final boolean closeOnShutdown;
@@ -29,7 +29,7 @@ public final class LatchkeyOptions {
     this.renewInterval = b.renewInterval != null ? b.renewInterval : b.leaseTime.dividedBy(3);
     this.operationTimeout = b.operationTimeout;
     this.recheckInterval = b.recheckInterval;
-    this.fairQueueKeepAlive = b.fairQueueKeepAlive;
+    this.queueKeepAlive = b.queueKeepAlive;
     this.renewBatchSize = b.renewBatchSize;
     this.ticker = b.ticker;
     this.closeOnShutdown = b.closeOnShutdown;
@@ -86,11 +86,12 @@ public final class LatchkeyOptions {
   }
 
   /**
-   * @return how long a fair-lock waiter keeps its place in the queue without renewing it; a dead
-   *     waiter drops out after this
+   * @return how long a lock waiter keeps its place in the lock's wait queue without renewing it (it
+   *     renews it by re-checking at least three times as often); a dead waiter drops out after
+   *     this, and with it any fair-lock turn it was holding up
    */
-  public Duration fairQueueKeepAlive() {
-    return fairQueueKeepAlive;
+  public Duration queueKeepAlive() {
+    return queueKeepAlive;
   }
 
   /**
@@ -123,7 +124,7 @@ public final class LatchkeyOptions {
     b.renewInterval = renewInterval;
     b.operationTimeout = operationTimeout;
     b.recheckInterval = recheckInterval;
-    b.fairQueueKeepAlive = fairQueueKeepAlive;
+    b.queueKeepAlive = queueKeepAlive;
     b.renewBatchSize = renewBatchSize;
     b.ticker = ticker;
     b.closeOnShutdown = closeOnShutdown;
@@ -140,8 +141,8 @@ public final class LatchkeyOptions {
         + operationTimeout
         + ", recheckInterval="
         + recheckInterval
-        + ", fairQueueKeepAlive="
-        + fairQueueKeepAlive
+        + ", queueKeepAlive="
+        + queueKeepAlive
         + ", renewBatchSize="
         + renewBatchSize
         + "]";
@@ -153,7 +154,7 @@ public final class LatchkeyOptions {
     private @Nullable Duration renewInterval;
     private Duration operationTimeout = Duration.ofSeconds(5);
     private Duration recheckInterval = Duration.ofSeconds(2);
-    private Duration fairQueueKeepAlive = Duration.ofSeconds(5);
+    private Duration queueKeepAlive = Duration.ofSeconds(5);
     private int renewBatchSize = 1000;
     private Ticker ticker = Ticker.system();
     private boolean closeOnShutdown = true;
@@ -197,13 +198,12 @@ public final class LatchkeyOptions {
     }
 
     /**
-     * @param fairQueueKeepAlive how long a fair waiter's place outlives its last sign of life, at
+     * @param queueKeepAlive how long a lock waiter's queue place outlives its last sign of life, at
      *     least 30 ms
      * @return this
      */
-    public Builder fairQueueKeepAlive(Duration fairQueueKeepAlive) {
-      this.fairQueueKeepAlive =
-          checked("fairQueueKeepAlive", fairQueueKeepAlive, Duration.ofMillis(30));
+    public Builder queueKeepAlive(Duration queueKeepAlive) {
+      this.queueKeepAlive = checked("queueKeepAlive", queueKeepAlive, Duration.ofMillis(30));
       return this;
     }
 

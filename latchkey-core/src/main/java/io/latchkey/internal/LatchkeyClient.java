@@ -300,13 +300,12 @@ public final class LatchkeyClient implements Latchkey {
     ensureOpen();
     boolean watchdog = leaseTime == null;
     long leaseMillis = watchdog ? options.leaseTime().toMillis() : leaseTime.toMillis();
-    long keepAliveMillis = options.fairQueueKeepAlive().toMillis();
+    // A waiter queues so that a release wakes it alone; a try that will not wait does not.
+    long keepAliveMillis = waitNanos == 0 ? 0 : options.queueKeepAlive().toMillis();
     LockRequest request = new LockRequest(name, owner, mode, leaseMillis, fair, keepAliveMillis);
     HolderRef ref = new HolderRef(ResourceType.LOCK, name, owner);
-    long maxSleep = options.recheckInterval().toNanos();
-    if (fair) {
-      maxSleep = Math.min(maxSleep, options.fairQueueKeepAlive().toNanos() / 3);
-    }
+    long maxSleep =
+        Math.min(options.recheckInterval().toNanos(), options.queueKeepAlive().toNanos() / 3);
     Acquisition<Lease> acquisition =
         new Acquisition<>(
             this,
@@ -353,7 +352,7 @@ public final class LatchkeyClient implements Latchkey {
             },
             Lease::releaseAsync,
             () -> {
-              if (fair) {
+              if (keepAliveMillis > 0) {
                 calls.call(
                     () -> "leave the queue of lock '" + name + "'",
                     () -> backend.locks().leaveQueue(name, owner));

@@ -104,6 +104,8 @@ public final class MemoryLockServer {
   // ---- locks ----
 
   AcquireResult tryAcquire(LockRequest request, String clientId) {
+    Runnable wakeup = () -> {};
+    AcquireResult result;
     synchronized (this) {
       long now = now();
       LockRecord lock = locks.computeIfAbsent(request.name(), n -> new LockRecord());
@@ -133,13 +135,13 @@ public final class MemoryLockServer {
         blockedByQueue = head != null && !head.equals(request.owner());
       }
       if (blockedByHolders || blockedByQueue) {
-        if (request.fair()) {
+        if (request.queueKeepAliveMillis() > 0) {
           lock.queue.put(request.owner(), now + request.queueKeepAliveMillis());
         }
         dropIfEmpty(request.name(), lock);
         return AcquireResult.busy(blockedByHolders ? obstacleEnds : -1);
       }
-      lock.queue.remove(request.owner());
+      boolean wasQueued = lock.queue.remove(request.owner()) != null;
       if (me == null) {
         long token = lockFences.merge(request.name(), 1L, Long::sum);
         me = new Holder(clientId, token);
@@ -152,8 +154,15 @@ public final class MemoryLockServer {
       }
       me.expiresAt = Math.max(me.expiresAt, now + request.leaseMillis());
       int holds = request.mode() == LockMode.SHARED ? me.shared : me.exclusive;
-      return AcquireResult.granted(me.token, holds);
+      String next = lock.queueHead();
+      if (request.mode() == LockMode.SHARED && wasQueued && next != null) {
+        // The next waiter may be a reader that can enter beside this one.
+        wakeup = publish(ResourceType.LOCK, request.name(), Wakeup.forOwner(next));
+      }
+      result = AcquireResult.granted(me.token, holds);
     }
+    wakeup.run();
+    return result;
   }
 
   ReleaseResult release(String name, String owner, LockMode mode) {
@@ -184,9 +193,8 @@ public final class MemoryLockServer {
   }
 
   /**
-   * After a release: if nobody holds the lock exclusively any more, the next waiter may enter (the
-   * fair queue's head, if there is a queue). A write released while the owner keeps a read hold
-   * lets every reader in.
+   * After a release: if nobody holds the lock exclusively any more (or nobody at all, after a
+   * shared release), the head of the wait queue may enter: wake it, and only it.
    */
   private Runnable wakeWaiters(String name, LockRecord lock, LockMode released) {
     boolean exclusiveLeft = lock.holders.values().stream().anyMatch(h -> h.exclusive > 0);
@@ -194,10 +202,7 @@ public final class MemoryLockServer {
       return () -> {};
     }
     String head = lock.queueHead();
-    if (head != null) {
-      return publish(ResourceType.LOCK, name, Wakeup.forOwner(head));
-    }
-    return publish(ResourceType.LOCK, name, Wakeup.of(1));
+    return head == null ? () -> {} : publish(ResourceType.LOCK, name, Wakeup.forOwner(head));
   }
 
   void leaveQueue(String name, String owner) {
@@ -211,7 +216,8 @@ public final class MemoryLockServer {
       boolean wasHead = owner.equals(lock.queueHead());
       lock.queue.remove(owner);
       String next = lock.queueHead();
-      if (wasHead && next != null && lock.holders.isEmpty()) {
+      boolean exclusiveHeld = lock.holders.values().stream().anyMatch(h -> h.exclusive > 0);
+      if (wasHead && next != null && !exclusiveHeld) {
         wakeup = publish(ResourceType.LOCK, name, Wakeup.forOwner(next));
       }
       dropIfEmpty(name, lock);

@@ -6,29 +6,37 @@ import java.util.Objects;
 /**
  * One acquire attempt on a lock record.
  *
- * <p>Grant rules the backend applies atomically, after dropping expired holders and (for fair
- * requests) queue entries past their deadline:
+ * <p>Grant rules the backend applies atomically, after dropping expired holders and queue entries
+ * past their deadline:
  *
  * <ul>
  *   <li>EXCLUSIVE: granted if there are no holders, or the only holder is this owner holding
  *       exclusively (a re-entry); refused with {@link AcquireResult.Status#UPGRADE_REFUSED} if this
  *       owner holds only shared holds.
  *   <li>SHARED: granted if there is no exclusive holder other than this owner.
- *   <li>fair: additionally granted only if this owner is at the head of the queue (or the queue is
- *       empty); a refused fair request enters (or stays in) the queue with a deadline of {@code
- *       queueKeepAliveMillis} from now.
+ *   <li>fair: a new holder is additionally granted only if this owner is at the head of the wait
+ *       queue, or the queue is empty (a re-entry is never queued).
  * </ul>
  *
- * A grant adds one hold to this owner in this mode and sets its lease to at least {@code
- * leaseMillis} from now: a re-entry never shortens a lease. A new holder gets the next fencing
- * token of the name; a re-entry keeps its token.
+ * A grant adds one hold to this owner in this mode, removes the owner from the wait queue, and sets
+ * its lease to at least {@code leaseMillis} from now: a re-entry never shortens a lease. A new
+ * holder gets the next fencing token of the name; a re-entry keeps its token. A SHARED grant to an
+ * owner that was queued wakes the next queued owner (it may be a reader that can enter too).
+ *
+ * <p>The wait queue. A refused request with {@code queueKeepAliveMillis > 0} enters the queue (or
+ * keeps its place) with a deadline that many milliseconds from now; waiters renew it by retrying
+ * and leave it with {@link LockStore#leaveQueue}. Fair requests are served in queue order; for all
+ * requests the queue says whom a release wakes: only its head, so one release costs one retry,
+ * however many clients wait. A request with {@code queueKeepAliveMillis == 0} (a {@code tryLock}
+ * that will not wait) is not queued.
  *
  * @param name the lock name
  * @param owner the owner id
  * @param mode how to hold
  * @param leaseMillis the lease, positive
- * @param fair whether to queue first-come first-served
- * @param queueKeepAliveMillis for fair requests, how long the queue place lasts without a retry
+ * @param fair whether a new holder must be at the head of the queue
+ * @param queueKeepAliveMillis how long a refused request's queue place lasts without a retry, or 0
+ *     to not queue
  */
 public record LockRequest(
     String name,

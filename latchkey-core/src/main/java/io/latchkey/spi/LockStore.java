@@ -8,8 +8,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Lock records: per name, a set of holders (owner → holds per mode, lease, fencing token), a
- * fencing counter that only grows, and an optional fair queue. See {@link LockRequest} for the
- * grant rules.
+ * fencing counter that only grows, and a wait queue (owner → deadline, in arrival order). See
+ * {@link LockRequest} for the grant and queue rules.
  */
 public interface LockStore {
   /**
@@ -21,9 +21,10 @@ public interface LockStore {
   CompletionStage<AcquireResult> tryAcquire(LockRequest request);
 
   /**
-   * Removes one hold of {@code owner} in {@code mode}. When the lock becomes acquirable for others,
-   * publishes a wake-up: one slot (to the fair queue's head, if there is a queue) after the last
-   * exclusive hold, or all slots when shared holders may now enter.
+   * Removes one hold of {@code owner} in {@code mode}. When the lock becomes acquirable for others
+   * (no exclusive holder is left, or no holder at all after a shared release), publishes a wake-up
+   * aimed at the head of the wait queue ({@link Wakeup#forOwner}); with an empty queue nobody waits
+   * and nothing is published.
    *
    * @param name the lock name
    * @param owner the owner id
@@ -33,8 +34,8 @@ public interface LockStore {
   CompletionStage<ReleaseResult> release(String name, String owner, LockMode mode);
 
   /**
-   * Removes the owner from the fair queue (a waiter that gives up), waking the next one if the
-   * owner was at the head. Does nothing if it is not queued.
+   * Removes the owner from the wait queue (a waiter that gives up), waking the next one if the
+   * owner was at the head and the lock has no exclusive holder. Does nothing if it is not queued.
    *
    * @param name the lock name
    * @param owner the owner id

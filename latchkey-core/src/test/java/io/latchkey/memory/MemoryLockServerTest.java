@@ -108,4 +108,24 @@ class MemoryLockServerTest {
     assertThat(acquire(a, exclusive("a:1", 1000)).status())
         .isEqualTo(AcquireResult.Status.UPGRADE_REFUSED);
   }
+
+  @Test
+  void releaseWakesOnlyTheHeadOfTheWaitQueue() throws Exception {
+    java.util.concurrent.BlockingQueue<io.latchkey.spi.Wakeup> heard =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    b.wakeups().subscribe(ResourceType.LOCK, "x", heard::add).toCompletableFuture().join();
+    acquire(a, exclusive("a:1", 1000));
+    LockRequest waitsFirst = new LockRequest("x", "b:1", LockMode.EXCLUSIVE, 1000, false, 500);
+    LockRequest waitsSecond = new LockRequest("x", "b:2", LockMode.EXCLUSIVE, 1000, false, 500);
+    assertThat(acquire(b, waitsFirst).isGranted()).isFalse();
+    assertThat(acquire(b, waitsSecond).isGranted()).isFalse();
+    a.locks().release("x", "a:1", LockMode.EXCLUSIVE);
+    assertThat(heard.poll(5, java.util.concurrent.TimeUnit.SECONDS))
+        .isEqualTo(io.latchkey.spi.Wakeup.forOwner("b:1"));
+    // A try that does not wait is not queued, so it is never woken.
+    assertThat(acquire(a, exclusive("a:9", 1000)).isGranted()).isTrue();
+    assertThat(acquire(b, exclusive("b:3", 1000)).isGranted()).isFalse();
+    assertThat(a.locks().inspect("x").toCompletableFuture().join().orElseThrow().queuedWaiters())
+        .isEqualTo(2);
+  }
 }

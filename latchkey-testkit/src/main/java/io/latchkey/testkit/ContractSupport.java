@@ -44,7 +44,7 @@ public abstract class ContractSupport {
         .renewInterval(Duration.ofMillis(500))
         .operationTimeout(Duration.ofSeconds(2))
         .recheckInterval(Duration.ofMillis(200))
-        .fairQueueKeepAlive(Duration.ofSeconds(1))
+        .queueKeepAlive(Duration.ofSeconds(1))
         .closeOnShutdown(false);
   }
 

@@ -280,7 +280,7 @@ public abstract class BadInputContract extends ContractSupport {
             () -> LatchkeyOptions.builder().renewInterval(ABSURD),
             () -> LatchkeyOptions.builder().operationTimeout(ABSURD),
             () -> LatchkeyOptions.builder().recheckInterval(ABSURD),
-            () -> LatchkeyOptions.builder().fairQueueKeepAlive(ABSURD),
+            () -> LatchkeyOptions.builder().queueKeepAlive(ABSURD),
             () -> LatchkeyOptions.builder().leaseTime(Duration.ZERO),
             () -> LatchkeyOptions.builder().operationTimeout(NEGATIVE)),
         IllegalArgumentException.class,

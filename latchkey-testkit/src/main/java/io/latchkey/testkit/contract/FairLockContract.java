@@ -88,8 +88,7 @@ public abstract class FairLockContract extends ContractSupport {
     String name = uniqueName("fair");
     Lease held = client().fairLock(name).acquire(Duration.ZERO);
     // If giving up did not leave the queue, this waiter's place would block the queue for minutes.
-    Latchkey quitterClient =
-        newClient(options -> options.fairQueueKeepAlive(Duration.ofMinutes(5)));
+    Latchkey quitterClient = newClient(options -> options.queueKeepAlive(Duration.ofMinutes(5)));
     BackgroundCall<Throwable> quitter =
         BackgroundCall.start(
             executor(1),
@@ -114,8 +113,7 @@ public abstract class FairLockContract extends ContractSupport {
   void interruptedWaiterLeavesTheQueue() throws Exception {
     String name = uniqueName("fair");
     Lease held = client().fairLock(name).acquire(Duration.ZERO);
-    Latchkey quitterClient =
-        newClient(options -> options.fairQueueKeepAlive(Duration.ofMinutes(5)));
+    Latchkey quitterClient = newClient(options -> options.queueKeepAlive(Duration.ofMinutes(5)));
     BackgroundCall<Throwable> quitter =
         BackgroundCall.start(
             executor(1),
