@@ -7,7 +7,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
-import io.latchkey.testkit.server.RedisSentinelTestServer;
+import io.latchkey.servers.RedisSentinelTestServer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,10 +1,10 @@
 package io.latchkey.redis;
 
 import io.latchkey.Feature;
+import io.latchkey.servers.RedisTestServer;
 import io.latchkey.spi.BackendFactory;
 import io.latchkey.testkit.BackendFixture;
 import io.latchkey.testkit.ConformanceKit;
-import io.latchkey.testkit.server.RedisTestServer;
 import java.net.URI;
 import java.util.EnumSet;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package io.latchkey.testkit.server;
+package io.latchkey.servers;
 
 /**
  * An error reply ({@code -ERR ...}, {@code -NOAUTH ...}, {@code -MOVED ...}) returned by a Redis

@@ -1,8 +1,7 @@
 /**
- * Real Redis servers for tests: a standalone server ({@link
- * io.latchkey.testkit.server.RedisTestServer}), a cluster ({@link
- * io.latchkey.testkit.server.RedisClusterTestServer}) and a Sentinel deployment ({@link
- * io.latchkey.testkit.server.RedisSentinelTestServer}).
+ * Real Redis servers for tests: a standalone server ({@link io.latchkey.servers.RedisTestServer}),
+ * a cluster ({@link io.latchkey.servers.RedisClusterTestServer}) and a Sentinel deployment ({@link
+ * io.latchkey.servers.RedisSentinelTestServer}).
  *
  * <p>Every server is a {@code redis-server} process started by this package on a free loopback
  * port, with its own temporary directory and no persistence. The package speaks RESP over a plain
@@ -15,8 +14,8 @@
  * start-up probe, read-only {@code PING} and {@code INFO}, reaches that process, finds the wrong
  * process id, and the start is retried on another port.)
  *
- * <p>The executable is found by {@link io.latchkey.testkit.server.RedisBinary}: an explicit path,
- * then {@code PATH}, then a binary shipped inside a Maven artifact.
+ * <p>The executable is found by {@link io.latchkey.servers.RedisBinary}: an explicit path, then
+ * {@code PATH}, then a binary shipped inside a Maven artifact.
  */
 @org.jspecify.annotations.NullMarked
-package io.latchkey.testkit.server;
+package io.latchkey.servers;

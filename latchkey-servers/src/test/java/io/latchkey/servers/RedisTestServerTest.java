@@ -1,4 +1,4 @@
-package io.latchkey.testkit.server;
+package io.latchkey.servers;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.latchkey.testkit.server;
+package io.latchkey.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

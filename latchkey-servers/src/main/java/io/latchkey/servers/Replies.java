@@ -1,4 +1,4 @@
-package io.latchkey.testkit.server;
+package io.latchkey.servers;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.latchkey.testkit.server;
+package io.latchkey.servers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package io.latchkey.testkit.server;
+package io.latchkey.servers;
 
 import java.time.Duration;
 import java.util.ArrayList;
