@@ -21,6 +21,9 @@ public enum Feature {
    * back-off.
    */
   WAKEUP_PUSH,
-  /** Held locks can be listed ({@link LockAdmin#list()}); inspecting one lock needs no feature. */
+  /**
+   * Held locks and live clients can be listed ({@link LockAdmin#list()}, {@link
+   * LockAdmin#clients()}); inspecting one lock needs no feature.
+   */
   INSPECTION
 }

@@ -28,4 +28,22 @@ public interface LockAdmin {
    * @return true if it was held
    */
   boolean forceRelease(String name);
+
+  /**
+   * Removes one holder of a lock (every hold it has, in every mode) and wakes the next waiter: the
+   * reaper's tool for a holder whose client is dead. The holder's client, if it is alive after all,
+   * hears of it as a lost lease.
+   *
+   * @param name a lock name
+   * @param owner the holder's owner id ({@link HolderInfo#owner()})
+   * @return true if that owner held the lock
+   */
+  boolean evict(String name, String owner);
+
+  /**
+   * @return the clients alive on this backend now, by their presence records
+   * @throws UnsupportedFeatureException if the backend cannot list clients ({@link
+   *     Feature#INSPECTION})
+   */
+  List<ClientInfo> clients();
 }

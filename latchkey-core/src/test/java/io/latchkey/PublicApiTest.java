@@ -23,6 +23,7 @@ class PublicApiTest {
         .containsExactlyInAnyOrder(
             "BackendTimeoutException",
             "BackendUnavailableException",
+            "ClientInfo",
             "DistributedCountDownLatch",
             "DistributedLock",
             "DistributedMutex",

@@ -1,5 +1,6 @@
 package io.latchkey.internal;
 
+import io.latchkey.ClientInfo;
 import io.latchkey.Feature;
 import io.latchkey.LockAdmin;
 import io.latchkey.LockInfo;
@@ -40,5 +41,24 @@ final class Admin implements LockAdmin {
             .call(
                 () -> "force-release lock '" + name + "'",
                 () -> client.backend().locks().forceRelease(name)));
+  }
+
+  @Override
+  public boolean evict(String name, String owner) {
+    Arguments.name("lock", name);
+    java.util.Objects.requireNonNull(owner, "owner must not be null");
+    return Blocking.join(
+        client
+            .calls()
+            .call(
+                () -> "evict an owner of lock '" + name + "'",
+                () -> client.backend().locks().evict(name, owner)));
+  }
+
+  @Override
+  public List<ClientInfo> clients() {
+    client.require(Feature.INSPECTION);
+    return Blocking.join(
+        client.calls().call(() -> "list clients", () -> client.backend().locks().clients()));
   }
 }

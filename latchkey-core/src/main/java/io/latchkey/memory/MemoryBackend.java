@@ -1,5 +1,6 @@
 package io.latchkey.memory;
 
+import io.latchkey.ClientInfo;
 import io.latchkey.Feature;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
@@ -40,6 +41,19 @@ final class MemoryBackend
   MemoryBackend(MemoryLockServer server, String clientId) {
     this.server = server;
     this.clientId = clientId;
+    server.connected(
+        new ClientInfo(clientId, HOST, ProcessHandle.current().pid(), java.time.Instant.now()));
+  }
+
+  /** The in-memory server lives in this JVM, so every client is on this host. */
+  private static final String HOST = hostName();
+
+  private static String hostName() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      return "localhost";
+    }
   }
 
   private <T> CompletionStage<T> answer(Supplier<T> operation) {
@@ -93,6 +107,7 @@ final class MemoryBackend
   @Override
   public void close() {
     closed = true;
+    server.disconnected(clientId);
     subscriptions.forEach(Runnable::run);
     subscriptions.clear();
   }
@@ -116,6 +131,16 @@ final class MemoryBackend
           server.leaveQueue(name, owner);
           return null;
         });
+  }
+
+  @Override
+  public CompletionStage<Boolean> evict(String name, String owner) {
+    return answer(() -> server.evict(name, owner));
+  }
+
+  @Override
+  public CompletionStage<List<ClientInfo>> clients() {
+    return answer(server::clients);
   }
 
   @Override

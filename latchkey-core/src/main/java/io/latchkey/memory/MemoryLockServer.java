@@ -1,5 +1,6 @@
 package io.latchkey.memory;
 
+import io.latchkey.ClientInfo;
 import io.latchkey.HolderInfo;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
@@ -61,6 +62,7 @@ public final class MemoryLockServer {
   private final Map<String, PermitPool> permitPools = new HashMap<>();
   private final Map<String, Long> latches = new HashMap<>();
   private final Map<Channel, List<Consumer<Wakeup>>> subscribers = new ConcurrentHashMap<>();
+  private final Map<String, ClientInfo> clients = new ConcurrentHashMap<>();
   private final ExecutorService dispatcher =
       Executors.newSingleThreadExecutor(
           runnable -> {
@@ -225,6 +227,27 @@ public final class MemoryLockServer {
     wakeup.run();
   }
 
+  boolean evict(String name, String owner) {
+    Runnable wakeup;
+    synchronized (this) {
+      LockRecord lock = locks.get(name);
+      if (lock == null) {
+        return false;
+      }
+      lock.purge(now());
+      Holder evicted = lock.holders.remove(owner);
+      if (evicted == null) {
+        dropIfEmpty(name, lock);
+        return false;
+      }
+      wakeup =
+          wakeWaiters(name, lock, evicted.exclusive > 0 ? LockMode.EXCLUSIVE : LockMode.SHARED);
+      dropIfEmpty(name, lock);
+    }
+    wakeup.run();
+    return true;
+  }
+
   boolean forceRelease(String name) {
     Runnable wakeup;
     boolean held;
@@ -275,6 +298,22 @@ public final class MemoryLockServer {
     if (lock.holders.isEmpty() && lock.queue.isEmpty()) {
       locks.remove(name, lock);
     }
+  }
+
+  // ---- clients ----
+
+  void connected(ClientInfo client) {
+    clients.put(client.clientId(), client);
+  }
+
+  void disconnected(String clientId) {
+    clients.remove(clientId);
+  }
+
+  List<ClientInfo> clients() {
+    List<ClientInfo> live = new ArrayList<>(clients.values());
+    live.sort(java.util.Comparator.comparing(ClientInfo::clientId));
+    return live;
   }
 
   // ---- renewal ----

@@ -1,5 +1,6 @@
 package io.latchkey.spi;
 
+import io.latchkey.ClientInfo;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
 import java.util.List;
@@ -52,6 +53,16 @@ public interface LockStore {
   CompletionStage<Boolean> forceRelease(String name);
 
   /**
+   * Removes one holder entirely (all its holds, in every mode) and, if the lock becomes acquirable
+   * for others, wakes the head of the wait queue.
+   *
+   * @param name the lock name
+   * @param owner the owner id
+   * @return true if that owner held the lock
+   */
+  CompletionStage<Boolean> evict(String name, String owner);
+
+  /**
    * @param name the lock name
    * @return the holders and queue, or empty if nobody holds it
    */
@@ -61,4 +72,10 @@ public interface LockStore {
    * @return every held lock; needs {@link io.latchkey.Feature#INSPECTION}
    */
   CompletionStage<List<LockInfo>> list();
+
+  /**
+   * @return the clients whose presence records are alive; needs {@link
+   *     io.latchkey.Feature#INSPECTION}
+   */
+  CompletionStage<List<ClientInfo>> clients();
 }

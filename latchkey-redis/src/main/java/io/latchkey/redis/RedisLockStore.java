@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.ClientInfo;
 import io.latchkey.HolderInfo;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
@@ -80,6 +81,34 @@ final class RedisLockStore implements LockStore {
                 RedisScript.LOCK_LEAVE_QUEUE.run(
                     commands, ScriptOutputType.INTEGER, scriptKeys, owner))
         .thenApply(wasQueued -> null);
+  }
+
+  @Override
+  public CompletionStage<Boolean> evict(String name, String owner) {
+    String[] scriptKeys = {
+      keys.lock(name), keys.lockQueue(name), keys.wakeups(ResourceType.LOCK, name)
+    };
+    return redis
+        .<Long>execute(
+            commands ->
+                RedisScript.LOCK_EVICT.run(commands, ScriptOutputType.INTEGER, scriptKeys, owner))
+        .thenApply(held -> held == 1);
+  }
+
+  @Override
+  public CompletionStage<List<ClientInfo>> clients() {
+    return RedisPresence.list(redis, keys)
+        .thenApply(
+            live ->
+                live.stream()
+                    .map(
+                        presence ->
+                            new ClientInfo(
+                                presence.clientId(),
+                                presence.host(),
+                                presence.pid(),
+                                presence.startedAt()))
+                    .toList());
   }
 
   @Override

@@ -29,6 +29,7 @@ enum RedisScript {
   LOCK_RELEASE("lock-release"),
   LOCK_LEAVE_QUEUE("lock-leave-queue"),
   LOCK_FORCE_RELEASE("lock-force-release"),
+  LOCK_EVICT("lock-evict"),
   LOCK_INSPECT("lock-inspect"),
   RENEW("renew"),
   SEMAPHORE_ACQUIRE("semaphore-acquire"),

@@ -38,6 +38,11 @@ import org.junit.jupiter.api.Test;
  *       client holds (true), a waiter gets it, and force release of a free lock returns false.
  *   <li>{@code remainingLeaseOfALock}: remainingLease is empty while free and shows the holder's
  *       lease, within its lease time, while held.
+ *   <li>{@code evictRemovesOneHolderAndWakesAWaiter}: evicting a reader leaves the other reader
+ *       holding; evicting the last holder lets a waiting writer in, and the evicted owner's lease
+ *       is reported lost; evicting an owner that holds nothing returns false.
+ *   <li>{@code clientsListsLiveClients}: both open clients are listed with this process's pid, and
+ *       a closed client is not.
  * </ul>
  */
 public abstract class InspectionContract extends ContractSupport {
@@ -184,5 +189,52 @@ public abstract class InspectionContract extends ContractSupport {
                     .isGreaterThan(leaseTime.dividedBy(2)));
     lease.release();
     assertThat(observer.remainingLease()).isEmpty();
+  }
+
+  @Test
+  @RequiresFeature(Feature.READ_WRITE_LOCK)
+  void evictRemovesOneHolderAndWakesAWaiter() throws Exception {
+    String name = uniqueName("evict");
+    Latchkey first = newClient();
+    Latchkey second = newClient();
+    Lease firstRead = first.readWriteLock(name).readLock().acquire(Duration.ZERO);
+    Lease secondRead = second.readWriteLock(name).readLock().acquire(Duration.ZERO);
+    java.util.concurrent.CompletableFuture<Lease> writer =
+        client().lock(name).acquireAsync(Duration.ofSeconds(20)).toCompletableFuture();
+
+    assertThat(client().admin().evict(name, firstRead.holderId())).isTrue();
+    assertThat(client().admin().evict(name, firstRead.holderId())).isFalse();
+    assertThat(client().admin().inspect(name).orElseThrow().holders())
+        .extracting(HolderInfo::owner)
+        .containsExactly(secondRead.holderId());
+    assertThat(writer).isNotDone();
+
+    assertThat(client().admin().evict(name, secondRead.holderId())).isTrue();
+    Lease written = writer.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(written.isValid()).isTrue();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !firstRead.isValid() && !secondRead.isValid());
+    written.release();
+  }
+
+  @Test
+  @RequiresFeature(Feature.INSPECTION)
+  void clientsListsLiveClients() {
+    Latchkey first = newClient();
+    Latchkey second = newClient();
+    long pid = ProcessHandle.current().pid();
+    assertThat(client().admin().clients())
+        .filteredOn(
+            info ->
+                info.clientId().equals(first.clientId())
+                    || info.clientId().equals(second.clientId()))
+        .hasSize(2)
+        .allSatisfy(info -> assertThat(info.pid()).isEqualTo(pid));
+    second.close();
+    assertThat(client().admin().clients())
+        .extracting(io.latchkey.ClientInfo::clientId)
+        .contains(first.clientId())
+        .doesNotContain(second.clientId());
   }
 }
