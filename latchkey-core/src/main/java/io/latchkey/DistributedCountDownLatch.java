@@ -24,6 +24,13 @@ public interface DistributedCountDownLatch {
   void countDown();
 
   /**
+   * Asynchronous {@link #countDown()}.
+   *
+   * @return the count after counting down
+   */
+  CompletionStage<Long> countDownAsync();
+
+  /**
    * @return the current count (zero if never set or done)
    */
   long count();

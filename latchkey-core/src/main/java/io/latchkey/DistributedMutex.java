@@ -50,6 +50,15 @@ public interface DistributedMutex {
   CompletionStage<Lease> acquireAsync(Duration wait);
 
   /**
+   * Asynchronous {@link #acquire(Duration, Duration)}.
+   *
+   * @param wait how long to wait
+   * @param leaseTime how long the mutex is held at most
+   * @return the lease, or fails with {@link LockTimeoutException}
+   */
+  CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime);
+
+  /**
    * @return true if the mutex is held now (asks the backend)
    */
   boolean isLocked();

@@ -60,6 +60,14 @@ public interface LeasedSemaphore {
   Optional<Lease> tryAcquire(Duration leaseTime);
 
   /**
+   * Asynchronous {@link #acquire(Duration)}.
+   *
+   * @param wait how long to wait
+   * @return the permit, renewed by the watchdog until released
+   */
+  CompletionStage<Lease> acquireAsync(Duration wait);
+
+  /**
    * Asynchronous {@link #acquire(Duration, Duration)}.
    *
    * @param wait how long to wait
@@ -75,4 +83,12 @@ public interface LeasedSemaphore {
    * @return true if the permit was held; false if it had expired or was already released
    */
   boolean release(String permitId);
+
+  /**
+   * Asynchronous {@link #release(String)}.
+   *
+   * @param permitId the {@link Lease#holderId()} of the permit
+   * @return true if the permit was held
+   */
+  CompletionStage<Boolean> releaseAsync(String permitId);
 }

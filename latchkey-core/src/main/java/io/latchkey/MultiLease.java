@@ -1,6 +1,9 @@
 package io.latchkey;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The grant of a {@link MultiLock}: one {@link Lease} per member. Closing it releases every member,
@@ -35,6 +38,20 @@ public final class MultiLease implements AutoCloseable {
    */
   public void release() {
     MultiLock.releaseAll(leases);
+  }
+
+  /**
+   * Asynchronous {@link #release()}: releases every member at once.
+   *
+   * @return completes when every member is released, or exceptionally with the first failure (after
+   *     all were tried)
+   */
+  public CompletionStage<Void> releaseAsync() {
+    List<CompletableFuture<Void>> releases = new ArrayList<>(leases.size());
+    for (Lease lease : leases) {
+      releases.add(lease.releaseAsync().toCompletableFuture());
+    }
+    return CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]));
   }
 
   /** Same as {@link #release()}. */

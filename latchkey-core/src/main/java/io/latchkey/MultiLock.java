@@ -144,6 +144,17 @@ public final class MultiLock {
    * @return the grant, or fails with {@link LockTimeoutException} (nothing held)
    */
   public CompletionStage<MultiLease> acquireAsync(Duration wait) {
+    return acquireAsync(wait, null);
+  }
+
+  /**
+   * Asynchronous {@link #acquire(Duration, Duration)}.
+   *
+   * @param wait the total wait
+   * @param leaseTime the members' lease, or null for the watchdog
+   * @return the grant, or fails with {@link LockTimeoutException} (nothing held)
+   */
+  public CompletionStage<MultiLease> acquireAsync(Duration wait, @Nullable Duration leaseTime) {
     Objects.requireNonNull(wait, "wait must not be null");
     if (wait.isNegative()) {
       throw new IllegalArgumentException("wait must not be negative, was " + wait);
@@ -155,7 +166,7 @@ public final class MultiLock {
     for (DistributedLock member : members) {
       bound.add(LockOrdering.bindToCurrentOwner(member));
     }
-    AsyncAcquisition acquisition = new AsyncAcquisition(bound, deadline);
+    AsyncAcquisition acquisition = new AsyncAcquisition(bound, deadline, leaseTime);
     acquisition.next();
     return acquisition.result;
   }
@@ -167,13 +178,15 @@ public final class MultiLock {
   private static final class AsyncAcquisition {
     private final List<DistributedLock> members;
     private final long deadline;
+    private final @Nullable Duration leaseTime;
     private final List<Lease> taken = new ArrayList<>();
     private final CompletableFuture<MultiLease> result = new CompletableFuture<>();
     private @Nullable CompletableFuture<Lease> inFlight;
 
-    AsyncAcquisition(List<DistributedLock> members, long deadline) {
+    AsyncAcquisition(List<DistributedLock> members, long deadline, @Nullable Duration leaseTime) {
       this.members = members;
       this.deadline = deadline;
+      this.leaseTime = leaseTime;
       result.whenComplete(
           (lease, failure) -> {
             if (failure != null) {
@@ -191,8 +204,10 @@ public final class MultiLock {
         return;
       }
       Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      DistributedLock member = members.get(taken.size());
       CompletableFuture<Lease> request =
-          members.get(taken.size()).acquireAsync(left).toCompletableFuture();
+          (leaseTime == null ? member.acquireAsync(left) : member.acquireAsync(left, leaseTime))
+              .toCompletableFuture();
       inFlight = request;
       request.whenComplete(
           (lease, failure) -> {

@@ -42,8 +42,12 @@ final class CountDownLatchHandle implements DistributedCountDownLatch {
 
   @Override
   public void countDown() {
-    Blocking.join(
-        client.calls().call(() -> "count down " + subject(), () -> store().countDown(name)));
+    Blocking.join(countDownAsync());
+  }
+
+  @Override
+  public CompletableFuture<Long> countDownAsync() {
+    return client.calls().call(() -> "count down " + subject(), () -> store().countDown(name));
   }
 
   @Override

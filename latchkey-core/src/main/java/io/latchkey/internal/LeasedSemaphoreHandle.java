@@ -90,6 +90,12 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
   }
 
   @Override
+  public CompletionStage<Lease> acquireAsync(Duration wait) {
+    Arguments.wait(wait);
+    return Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait);
+  }
+
+  @Override
   public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
@@ -157,22 +163,35 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
 
   @Override
   public boolean release(String permitId) {
+    return Blocking.join(releaseAsync(permitId).toCompletableFuture());
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(String permitId) {
     Arguments.permitId(permitId);
+    client.ensureOpen();
     Hold hold = client.holds().find(new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId));
     if (hold != null) {
-      try {
-        Blocking.join(client.release(hold, LockMode.EXCLUSIVE));
-        return true;
-      } catch (io.latchkey.LeaseLostException lost) {
-        return false;
-      }
+      // A permit this client granted: release it as its lease would, but answer "not held"
+      // instead of throwing when it was lost.
+      return client
+          .release(hold, LockMode.EXCLUSIVE)
+          .handle(
+              (ok, failure) -> {
+                if (failure == null) {
+                  return true;
+                }
+                if (BackendCalls.unwrap(failure) instanceof io.latchkey.LeaseLostException) {
+                  return false;
+                }
+                throw LatchkeyClient.asRuntime(failure);
+              });
     }
-    return Blocking.join(
-        client
-            .calls()
-            .call(
-                () -> "release permit " + permitId + " of " + subject(),
-                () -> store().release(name, permitId)));
+    return client
+        .calls()
+        .call(
+            () -> "release permit " + permitId + " of " + subject(),
+            () -> store().release(name, permitId));
   }
 
   @Override

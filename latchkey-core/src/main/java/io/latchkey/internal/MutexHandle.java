@@ -58,6 +58,13 @@ final class MutexHandle implements DistributedMutex {
   }
 
   @Override
+  public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
+    Arguments.wait(wait);
+    Arguments.leaseTime(leaseTime);
+    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait);
+  }
+
+  @Override
   public boolean isLocked() {
     return Blocking.join(
             client
