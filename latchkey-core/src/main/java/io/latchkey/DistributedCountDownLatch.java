@@ -36,7 +36,7 @@ public interface DistributedCountDownLatch {
   long count();
 
   /**
-   * Waits until the count reaches zero.
+   * Waits until the count reaches zero; returns at once for a latch that was never set.
    *
    * @param wait how long to wait at most
    * @return true if it reached zero, false if the wait ran out

@@ -26,6 +26,10 @@ import java.util.concurrent.locks.Lock;
  * the lease runs out after that time even if the owner did not unlock. A re-entry never shortens
  * the lease an outer acquire asked for.
  *
+ * <p>Re-entering without a lease time puts the hold under the watchdog even if the outer acquire
+ * gave one: the lock is then held until released. Every acquire form of the write side of a
+ * read-write lock fails with {@link LockUpgradeException} when the owner holds only the read side.
+ *
  * <p>Lock names are shared between {@link Latchkey#lock}, {@link Latchkey#fairLock} and the write
  * side of {@link Latchkey#readWriteLock}: they are the same lock, differing in how waiters queue.
  */

@@ -33,7 +33,8 @@ public interface DistributedSemaphore {
   void addPermits(int delta);
 
   /**
-   * @return the permits available now
+   * @return the permits available now; negative after {@link #addPermits(int)} took away more than
+   *     were free
    */
   int availablePermits();
 

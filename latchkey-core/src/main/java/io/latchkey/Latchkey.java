@@ -157,8 +157,9 @@ public interface Latchkey extends AutoCloseable {
   }
 
   /**
-   * Stops the watchdog, releases every hold and permit this client still has (each bounded by the
-   * operation timeout), and closes the backend. Idempotent.
+   * Stops the watchdog, releases every lock hold and leased permit this client still has (plain
+   * semaphore permits have no owner and stay taken; each release is bounded by the operation
+   * timeout), and closes the backend. Idempotent.
    */
   @Override
   void close();

@@ -36,7 +36,9 @@ public interface Lease extends AutoCloseable {
 
   /**
    * @return true while the lease is held as far as this client knows: not released, not lost, and
-   *     (for an explicit lease time) not yet run out
+   *     (for an explicit lease time) not yet run out. A watchdog lease learns of a force-release or
+   *     eviction at its next renewal; an explicit lease, which is never renewed, only when it is
+   *     released
    */
   boolean isValid();
 

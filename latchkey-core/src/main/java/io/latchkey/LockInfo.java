@@ -8,7 +8,8 @@ import java.util.Objects;
  *
  * @param name the lock name
  * @param holders who holds it (one exclusive holder, or shared holders)
- * @param queuedWaiters waiters in the fair queue (zero for locks nobody waits for fairly)
+ * @param queuedWaiters requests waiting in the lock's wait queue (fair or not; a {@code tryLock}
+ *     that does not wait is not counted)
  */
 public record LockInfo(String name, List<HolderInfo> holders, int queuedWaiters) {
   /** Checks and copies the components. */

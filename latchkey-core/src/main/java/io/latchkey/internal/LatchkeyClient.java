@@ -411,6 +411,14 @@ public final class LatchkeyClient implements Latchkey {
       return CompletableFuture.failedFuture(lost);
     }
     return releaseOnBackend(hold, mode)
+        .whenComplete(
+            (remaining, failure) -> {
+              if (failure != null) {
+                // The backend could not be told. Forget the grant here so that the watchdog stops
+                // renewing it: its lease then runs out on the backend by itself, as documented.
+                holds.dropOne(hold, mode);
+              }
+            })
         .thenApply(
             remaining -> {
               if (remaining < 0) {

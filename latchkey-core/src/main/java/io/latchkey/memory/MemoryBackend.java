@@ -66,7 +66,7 @@ final class MemoryBackend
 
   @Override
   public String description() {
-    return "memory";
+    return server.description();
   }
 
   @Override

@@ -55,7 +55,11 @@ import org.jspecify.annotations.Nullable;
 public final class MemoryLockServer {
   private static final Map<String, MemoryLockServer> NAMED = new ConcurrentHashMap<>();
 
+  private static final java.util.concurrent.atomic.AtomicLong ANONYMOUS =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private final Ticker ticker;
+  private final String name;
   private final Map<String, LockRecord> locks = new HashMap<>();
   private final Map<String, Long> lockFences = new HashMap<>();
   private final Map<String, Integer> semaphores = new HashMap<>();
@@ -80,7 +84,14 @@ public final class MemoryLockServer {
    * @param ticker the server's clock, e.g. a manual one in tests
    */
   public MemoryLockServer(Ticker ticker) {
-    this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+    this(
+        Objects.requireNonNull(ticker, "ticker must not be null"),
+        "anonymous-" + ANONYMOUS.incrementAndGet());
+  }
+
+  private MemoryLockServer(Ticker ticker, String name) {
+    this.ticker = ticker;
+    this.name = name;
   }
 
   /**
@@ -89,7 +100,7 @@ public final class MemoryLockServer {
    */
   public static MemoryLockServer named(String name) {
     Objects.requireNonNull(name, "name must not be null");
-    return NAMED.computeIfAbsent(name, n -> new MemoryLockServer());
+    return NAMED.computeIfAbsent(name, n -> new MemoryLockServer(Ticker.system(), n));
   }
 
   /**
@@ -97,6 +108,14 @@ public final class MemoryLockServer {
    */
   public BackendFactory backend() {
     return context -> new MemoryBackend(this, context.clientId());
+  }
+
+  /**
+   * @return how backends of this server describe themselves: {@code memory:NAME}, unique per server
+   *     in this JVM (a multi-lock orders its members by it)
+   */
+  String description() {
+    return "memory:" + name;
   }
 
   private long now() {
