@@ -410,6 +410,11 @@ public final class LatchkeyClient implements Latchkey {
       holds.dropOne(hold, mode);
       return CompletableFuture.failedFuture(lost);
     }
+    if (hold.holds(mode) == 0) {
+      // Every grant of this hold was released already, e.g. a permit released by its id.
+      return CompletableFuture.failedFuture(
+          new IllegalStateException(describe(hold) + " was already released"));
+    }
     return releaseOnBackend(hold, mode)
         .whenComplete(
             (remaining, failure) -> {
