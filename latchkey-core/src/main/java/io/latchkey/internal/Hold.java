@@ -46,7 +46,7 @@ final class Hold {
       watchdog = true;
       leaseNanos = lease;
     }
-    extendValidity(sentAt + lease);
+    extendValidity(sentAt + lease - driftAllowance(lease));
   }
 
   /** Forgets one grant (released, or reported lost); returns the grants left in all modes. */
@@ -61,7 +61,17 @@ final class Hold {
 
   /** A renewal sent at {@code sentAt} was confirmed. */
   synchronized void renewed(long sentAt) {
-    extendValidity(sentAt + leaseNanos);
+    extendValidity(sentAt + leaseNanos - driftAllowance(leaseNanos));
+  }
+
+  /**
+   * How much earlier than the backend this client gives a lease up: the backend may count in
+   * coarser units (whole milliseconds) and its clock may run a little fast against ours, so a
+   * client that believed in the full lease could still act on a lock the backend has already freed.
+   * The allowance follows Redlock's: 1% of the lease plus 2 ms.
+   */
+  static long driftAllowance(long leaseNanos) {
+    return leaseNanos / 100 + 2_000_000L;
   }
 
   private void extendValidity(long until) {
