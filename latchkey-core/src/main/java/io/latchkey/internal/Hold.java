@@ -5,7 +5,9 @@ import io.latchkey.LockMode;
 import io.latchkey.spi.HolderRef;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,6 +31,7 @@ final class Hold {
   private long leaseNanos;
   private long validUntilNanos;
   private volatile @Nullable LeaseLostException lost;
+  private @Nullable ScheduledFuture<?> expiryWatch;
   private final List<Consumer<LeaseLostException>> listeners = new ArrayList<>();
 
   Hold(HolderRef ref) {
@@ -56,7 +59,24 @@ final class Hold {
     } else {
       exclusiveHolds = Math.max(0, exclusiveHolds - 1);
     }
-    return sharedHolds + exclusiveHolds;
+    int left = sharedHolds + exclusiveHolds;
+    if (left == 0 && expiryWatch != null) {
+      expiryWatch.cancel(false);
+      expiryWatch = null;
+    }
+    return left;
+  }
+
+  /** Starts the explicit-lease timer unless one is pending. */
+  synchronized void watchExpiry(Supplier<ScheduledFuture<?>> schedule) {
+    if (expiryWatch == null) {
+      expiryWatch = schedule.get();
+    }
+  }
+
+  /** The explicit-lease timer fired. */
+  synchronized void expiryChecked() {
+    expiryWatch = null;
   }
 
   /** A renewal sent at {@code sentAt} was confirmed. */

@@ -489,22 +489,26 @@ public final class LatchkeyClient implements Latchkey {
    * hold is lost, loudly.
    */
   private void watchExplicitLease(Hold hold) {
-    long delay = hold.validUntilNanos() - options.ticker().nanoTime();
-    scheduler.schedule(
+    // One timer per hold, not per grant: a re-entry that extends the lease is seen when it fires.
+    hold.watchExpiry(
         () -> {
-          if (hold.lost() != null || hold.totalHolds() == 0 || hold.renewedByWatchdog()) {
-            return;
-          }
-          if (hold.validUntilNanos() - options.ticker().nanoTime() > 0) {
-            watchExplicitLease(hold);
-            return;
-          }
-          markLost(
-              hold,
-              new LeaseLostException(describe(hold) + " was lost: its lease time ran out", null));
-        },
-        Math.max(0, delay),
-        TimeUnit.NANOSECONDS);
+          long delay = hold.validUntilNanos() - options.ticker().nanoTime();
+          return scheduler.schedule(
+              () -> checkExplicitLease(hold), Math.max(0, delay), TimeUnit.NANOSECONDS);
+        });
+  }
+
+  private void checkExplicitLease(Hold hold) {
+    hold.expiryChecked();
+    if (hold.lost() != null || hold.totalHolds() == 0 || hold.renewedByWatchdog()) {
+      return;
+    }
+    if (hold.validUntilNanos() - options.ticker().nanoTime() > 0) {
+      watchExplicitLease(hold);
+      return;
+    }
+    markLost(
+        hold, new LeaseLostException(describe(hold) + " was lost: its lease time ran out", null));
   }
 
   void markLost(Hold hold, LeaseLostException reason) {
