@@ -1,53 +1,42 @@
 package io.latchkey.cli;
 
-import io.latchkey.DistributedLock;
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.Latchkey;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
-import org.jspecify.annotations.Nullable;
 
 /**
- * The flash sale ("seckill"): buyers each take one item at a time from a shared stock until it is
- * gone. The stock is read, the buyer "checks out" (a short pause, standing in for the payment and
- * database round trips of a real shop), and the stock is written back: an unsynchronised
- * read-modify-write, so without mutual exclusion two buyers sell the same item.
- *
- * <p>The guards: none; a reentrant lock around the read-modify-write; a fair lock around it; and a
- * semaphore whose permits <em>are</em> the stock, so a buyer that gets a permit has an item and no
- * lock is needed at all.
+ * The flash sale ("seckill") of the mission: buyers take one item at a time from a shared stock of
+ * {@code stock} items until it is gone, once per {@link SaleGuard}. Who the buyers are — threads of
+ * this JVM or worker processes — is up to {@link Buyers}; this class prepares each run, times it
+ * and sums up what the buyers report.
  */
 final class FlashSale {
-  private static final Duration WAIT = Duration.ofSeconds(30);
-  private static final long CHECKOUT_NANOS = 200_000;
+  /** The longest one run may take before the demo gives up. */
+  static final Duration RUN_TIMEOUT = Duration.ofMinutes(2);
 
-  enum Guard {
-    NONE("no lock"),
-    LOCK("reentrant lock"),
-    FAIR_LOCK("fair lock"),
-    SEMAPHORE("semaphore checkout");
-
-    private final String label;
-
-    Guard(String label) {
-      this.label = label;
-    }
-
-    String label() {
-      return label;
-    }
+  /** The buyers of a sale. */
+  interface Buyers {
+    /**
+     * Runs the buyers until the stock is sold out, each on a fresh stock of {@code stock} items.
+     *
+     * @param onSale told of every item sold, with the buyer's wait; called from any thread
+     */
+    void buy(SaleGuard guard, int stock, LongConsumer onSale) throws InterruptedException;
   }
 
+  /** What one run sold and how fast. */
   record Result(
-      Guard guard,
+      SaleGuard guard,
       long sold,
       long oversold,
       double throughputPerSecond,
@@ -57,106 +46,51 @@ final class FlashSale {
 
   private final Latchkey latchkey;
   private final int stock;
-  private final int threads;
+  private final Buyers buyers;
 
-  FlashSale(Latchkey latchkey, int stock, int threads) {
+  FlashSale(Latchkey latchkey, int stock, Buyers buyers) {
     this.latchkey = latchkey;
     this.stock = stock;
-    this.threads = threads;
+    this.buyers = buyers;
   }
 
-  Result run(Guard guard, LongConsumer progress) {
-    String name =
-        "demo/flash-sale/"
-            + guard.name().toLowerCase(java.util.Locale.ROOT)
-            + "/"
-            + System.nanoTime();
-    Stock shared = new Stock(stock);
+  Result run(SaleGuard guard, LongConsumer progress) throws InterruptedException {
+    if (guard == SaleGuard.SEMAPHORE) {
+      DistributedSemaphore checkout = latchkey.semaphore(guard.resource());
+      if (!checkout.trySetPermits(stock)) {
+        int change = stock - checkout.availablePermits();
+        if (change != 0) {
+          checkout.addPermits(change);
+        }
+      }
+    }
     AtomicLong sold = new AtomicLong();
-    @Nullable DistributedSemaphore semaphore = null;
-    if (guard == Guard.SEMAPHORE) {
-      semaphore = latchkey.semaphore(name);
-      semaphore.trySetPermits(stock);
-    }
-    @Nullable DistributedLock lock =
-        switch (guard) {
-          case LOCK -> latchkey.lock(name);
-          case FAIR_LOCK -> latchkey.fairLock(name);
-          default -> null;
-        };
-    @Nullable DistributedSemaphore permits = semaphore;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    long start = System.nanoTime();
-    List<Future<long[]>> buyers = new ArrayList<>();
-    try {
-      for (int i = 0; i < threads; i++) {
-        buyers.add(pool.submit(() -> buy(guard, lock, permits, shared, sold, progress)));
-      }
-      List<long[]> waits = new ArrayList<>();
-      for (Future<long[]> buyer : buyers) {
-        waits.add(buyer.get());
-      }
-      long elapsed = System.nanoTime() - start;
-      long[] all = waits.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-      long total = sold.get();
-      return new Result(
-          guard,
-          total,
-          Math.max(0, total - stock),
-          total / (elapsed / 1e9),
-          percentile(all, 0.50),
-          percentile(all, 0.99),
-          elapsed);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("the demo was interrupted", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new IllegalStateException("a buyer failed: " + OneLineErrors.describe(e), e);
-    } finally {
-      pool.shutdownNow();
-    }
-  }
-
-  /** One buyer: buys until the stock is gone; returns how long each purchase waited. */
-  private long[] buy(
-      Guard guard,
-      @Nullable DistributedLock lock,
-      @Nullable DistributedSemaphore permits,
-      Stock shared,
-      AtomicLong sold,
-      LongConsumer progress)
-      throws InterruptedException {
     List<Long> waits = new ArrayList<>();
-    while (true) {
-      long asked = System.nanoTime();
-      if (permits != null) {
-        if (!permits.tryAcquire(1)) {
-          break;
-        }
-        waits.add(System.nanoTime() - asked);
-        LockSupport.parkNanos(CHECKOUT_NANOS);
-        progress.accept(sold.incrementAndGet());
-        continue;
-      }
-      if (lock != null && !lock.tryLock(WAIT)) {
-        throw new IllegalStateException("a buyer could not get the lock within " + WAIT);
-      }
-      waits.add(System.nanoTime() - asked);
-      try {
-        int left = shared.read();
-        if (left <= 0) {
-          break;
-        }
-        LockSupport.parkNanos(CHECKOUT_NANOS);
-        shared.write(left - 1);
-        progress.accept(sold.incrementAndGet());
-      } finally {
-        if (lock != null) {
-          lock.unlock();
-        }
-      }
+    progress.accept(0);
+    long start = System.nanoTime();
+    buyers.buy(
+        guard,
+        stock,
+        wait -> {
+          synchronized (waits) {
+            waits.add(wait);
+          }
+          progress.accept(sold.incrementAndGet());
+        });
+    long elapsed = System.nanoTime() - start;
+    long[] sorted;
+    synchronized (waits) {
+      sorted = waits.stream().mapToLong(Long::longValue).sorted().toArray();
     }
-    return waits.stream().mapToLong(Long::longValue).toArray();
+    long total = sold.get();
+    return new Result(
+        guard,
+        total,
+        Math.max(0, total - stock),
+        total / (elapsed / 1e9),
+        percentile(sorted, 0.50),
+        percentile(sorted, 0.99),
+        elapsed);
   }
 
   private static long percentile(long[] sorted, double p) {
@@ -167,20 +101,42 @@ final class FlashSale {
     return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
   }
 
-  /** The shop's stock: deliberately not thread-safe beyond visibility. */
-  private static final class Stock {
-    private volatile int left;
+  /** Buyer threads of this JVM sharing one in-memory stock: for the in-process backend. */
+  static final class Threads implements Buyers {
+    private final Latchkey latchkey;
+    private final int threads;
 
-    Stock(int left) {
-      this.left = left;
+    Threads(Latchkey latchkey, int threads) {
+      this.latchkey = latchkey;
+      this.threads = threads;
     }
 
-    int read() {
-      return left;
-    }
-
-    void write(int value) {
-      left = value;
+    @Override
+    public void buy(SaleGuard guard, int items, LongConsumer onSale) throws InterruptedException {
+      Stock stock = Stock.inMemory(items);
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+          running.add(
+              pool.submit(
+                  () -> {
+                    Buyer.buyUntilSoldOut(guard, latchkey, stock, onSale);
+                    return null;
+                  }));
+        }
+        long deadline = System.nanoTime() + RUN_TIMEOUT.toNanos();
+        for (Future<?> buyer : running) {
+          buyer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("a buyer failed: " + OneLineErrors.describe(e), e);
+      } catch (TimeoutException e) {
+        throw new IllegalStateException(
+            "the buyers did not sell out within " + Durations.format(RUN_TIMEOUT), e);
+      } finally {
+        pool.shutdownNow();
+      }
     }
   }
 }

@@ -2,7 +2,10 @@ package io.latchkey.cli;
 
 import io.latchkey.LatchkeyException;
 
-/** Turns an exception into the one line a user needs: what failed and why, no stack trace. */
+/**
+ * Turns an exception into the one line a user needs: what failed and why, no stack trace. Only the
+ * first line of a message is kept (a failed server start appends the server's log, for instance).
+ */
 final class OneLineErrors {
   private OneLineErrors() {}
 
@@ -15,6 +18,15 @@ final class OneLineErrors {
       t = t.getCause();
     }
     String message = t.getMessage();
-    return message == null || message.isBlank() ? t.getClass().getSimpleName() : message;
+    if (message == null || message.isBlank()) {
+      return t.getClass().getSimpleName();
+    }
+    return firstLine(message);
+  }
+
+  static String firstLine(String message) {
+    String trimmed = message.strip();
+    int newline = trimmed.indexOf('\n');
+    return (newline < 0 ? trimmed : trimmed.substring(0, newline)).strip();
   }
 }

@@ -22,6 +22,13 @@ final class Table {
     rows.add(cells);
   }
 
+  /**
+   * @return the number of rows below the header
+   */
+  int rows() {
+    return rows.size() - 1;
+  }
+
   void print(PrintWriter out) {
     int[] widths = new int[columns];
     for (String[] row : rows) {

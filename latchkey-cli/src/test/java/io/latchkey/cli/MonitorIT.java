@@ -1,0 +1,233 @@
+package io.latchkey.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.Latchkey;
+import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
+import io.latchkey.OwnerToken;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code ls}, {@code inspect} and {@code unlock}, as processes against a Redis the test starts. */
+class MonitorIT {
+  private static @Nullable RedisForTests redis;
+
+  private String uri = "";
+  private @Nullable Latchkey client;
+
+  @BeforeAll
+  static void startRedis() {
+    redis = new RedisForTests();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @BeforeEach
+  void freshPrefix() {
+    uri = redis().freshUri();
+    client = redis().client(uri);
+  }
+
+  private static RedisForTests redis() {
+    if (redis == null) {
+      throw new IllegalStateException("Redis was not started");
+    }
+    return redis;
+  }
+
+  private Latchkey client() {
+    if (client == null) {
+      throw new IllegalStateException("no client");
+    }
+    return client;
+  }
+
+  @Test
+  void lsSaysSoWhenNoLockIsHeld() {
+    Cli.Result ls = Cli.run("ls", "--backend", uri);
+
+    assertThat(ls.exitCode()).as(ls.describe()).isZero();
+    assertThat(ls.stdout()).startsWith("No locks are held on redis://127.0.0.1:");
+    assertThat(ls.stderr()).isEmpty();
+
+    Cli.Result json = Cli.run("ls", "--json", "--backend", uri);
+    assertThat(json.exitCode()).as(json.describe()).isZero();
+    assertThat(JsonParser.object(json.stdout()).get("locks")).isEqualTo(List.of());
+  }
+
+  @Test
+  void lsShowsEachHolderWithItsClient() throws Exception {
+    DistributedLock lock = client().lock("orders/42");
+    Lease outer = lock.acquire(Duration.ZERO);
+    Lease inner = lock.acquire(Duration.ZERO);
+    String pid = Long.toString(ProcessHandle.current().pid());
+
+    Cli.Result ls = Cli.run(Map.of(BackendOption.ENVIRONMENT_VARIABLE, uri), "ls");
+
+    assertThat(ls.exitCode()).as(ls.describe()).isZero();
+    List<String> lines = ls.stdout().lines().toList();
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0).split(" +"))
+        .containsExactly(
+            "lock", "mode", "holds", "lease", "left", "fencing", "waiters", "client", "host", "pid",
+            "owner", "alive");
+    assertThat(lines.get(1).split(" +"))
+        .containsExactly(
+            "orders/42",
+            "exclusive",
+            "2",
+            lines.get(1).split(" +")[3],
+            Long.toString(outer.fencingToken()),
+            "0",
+            client().clientId().substring(0, 8),
+            InetAddress.getLocalHost().getHostName(),
+            pid,
+            "thread",
+            Long.toString(Thread.currentThread().getId()),
+            "yes");
+    assertThat(lines.get(1).split(" +")[3]).matches("\\d+\\.\\ds");
+    inner.release();
+    outer.release();
+  }
+
+  @Test
+  void lsJsonHasEveryFieldAndHidesOwnerTokens() throws Exception {
+    Lease threadOwned = client().lock("a/thread").acquire(Duration.ZERO);
+    OwnerToken token = OwnerToken.random();
+    Lease tokenOwned = client().lock("b/token").withOwner(token).acquire(Duration.ZERO);
+
+    Cli.Result ls = Cli.run("ls", "--json", "--backend", uri);
+
+    assertThat(ls.exitCode()).as(ls.describe()).isZero();
+    assertThat(ls.stdout().lines().count()).isEqualTo(1);
+    assertThat(ls.stdout()).doesNotContain(token.value());
+    Map<String, @Nullable Object> document = JsonParser.object(ls.stdout());
+    assertThat(document.get("backend")).isEqualTo(uri);
+    List<?> locks = (List<?>) document.get("locks");
+    assertThat(locks).hasSize(2);
+    Map<?, ?> byThread = lockNamed(locks, "a/thread");
+    assertThat(byThread.get("held")).isEqualTo(true);
+    assertThat(byThread.get("waiters")).isEqualTo(0L);
+    Map<?, ?> holder = (Map<?, ?>) ((List<?>) byThread.get("holders")).get(0);
+    assertThat(holder.get("owner")).isEqualTo(threadOwned.holderId());
+    assertThat(holder.get("thread")).isEqualTo(Long.toString(Thread.currentThread().getId()));
+    assertThat(holder.get("clientId")).isEqualTo(client().clientId());
+    assertThat(holder.get("clientAlive")).isEqualTo(true);
+    assertThat(holder.get("host")).isEqualTo(InetAddress.getLocalHost().getHostName());
+    assertThat(holder.get("pid")).isEqualTo(ProcessHandle.current().pid());
+    assertThat((String) holder.get("clientStartedAt")).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+    assertThat(holder.get("mode")).isEqualTo("exclusive");
+    assertThat(holder.get("holds")).isEqualTo(1L);
+    assertThat((Long) holder.get("leaseRemainingMillis"))
+        .isBetween(1L, RedisForTests.CLIENT_LEASE.toMillis());
+    assertThat(holder.get("fencingToken")).isEqualTo(threadOwned.fencingToken());
+    Map<?, ?> byToken = (Map<?, ?>) ((List<?>) lockNamed(locks, "b/token").get("holders")).get(0);
+    assertThat((String) byToken.get("owner")).startsWith("tok-").endsWith("...").hasSize(15);
+    assertThat(byToken.get("thread")).isNull();
+
+    Cli.Result table = Cli.run("ls", "--backend", uri);
+    assertThat(table.stdout()).contains("token tok-").doesNotContain(token.value());
+    threadOwned.release();
+    tokenOwned.release();
+  }
+
+  private static Map<?, ?> lockNamed(List<?> locks, String name) {
+    return locks.stream()
+        .map(lock -> (Map<?, ?>) lock)
+        .filter(lock -> name.equals(lock.get("name")))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no lock " + name + " in " + locks));
+  }
+
+  @Test
+  void inspectShowsOneLockInDetail() throws Exception {
+    String name = "weird \"name\" \\ é ✓";
+    Lease lease = client().lock(name).acquire(Duration.ZERO);
+
+    Cli.Result text = Cli.run("inspect", name, "--backend", uri);
+
+    assertThat(text.exitCode()).as(text.describe()).isZero();
+    assertThat(text.stdout())
+        .startsWith("lock             " + name + "\n")
+        .contains("\nholder           1 of 1\n")
+        .contains("\n  owner          thread " + Thread.currentThread().getId() + "\n")
+        .contains("\n  fencing token  " + lease.fencingToken() + "\n")
+        .contains("\n  client         " + client().clientId() + "\n")
+        .contains("\n  alive          yes\n")
+        .contains("\n  pid            " + ProcessHandle.current().pid() + "\n");
+
+    Cli.Result json = Cli.run("inspect", "--json", name, "--backend", uri);
+    assertThat(json.exitCode()).as(json.describe()).isZero();
+    Map<String, @Nullable Object> lock = JsonParser.object(json.stdout());
+    assertThat(lock.get("name")).isEqualTo(name);
+    assertThat(lock.get("held")).isEqualTo(true);
+    assertThat((List<?>) lock.get("holders")).hasSize(1);
+    lease.release();
+  }
+
+  @Test
+  void inspectSaysSoWhenTheLockIsFree() {
+    Cli.Result text = Cli.run("inspect", "free/lock", "--backend", uri);
+    assertThat(text.exitCode()).as(text.describe()).isZero();
+    assertThat(text.stdout()).isEqualTo("Lock 'free/lock' is not held.\n");
+
+    Cli.Result json = Cli.run("inspect", "--json", "free/lock", "--backend", uri);
+    assertThat(JsonParser.object(json.stdout()))
+        .containsEntry("name", "free/lock")
+        .containsEntry("held", false)
+        .containsEntry("waiters", 0L)
+        .containsEntry("holders", List.of());
+  }
+
+  @Test
+  void unlockForceFreesTheLockAndItsOwnerLearnsOfTheLoss() throws Exception {
+    Lease lease = client().lock("stuck").acquire(Duration.ZERO);
+    AtomicReference<@Nullable LeaseLostException> lost = new AtomicReference<>();
+    lease.onLost(lost::set);
+
+    Cli.Result unlock = Cli.run("unlock", "--force", "stuck", "--backend", uri);
+
+    assertThat(unlock.exitCode()).as(unlock.describe()).isZero();
+    assertThat(unlock.stdout())
+        .startsWith("Released 'stuck', held by thread " + Thread.currentThread().getId())
+        .contains("of client " + client().clientId().substring(0, 8))
+        .contains("pid " + ProcessHandle.current().pid());
+    assertThat(client().admin().inspect("stuck")).isEmpty();
+    await().atMost(Duration.ofSeconds(15)).until(() -> lost.get() != null);
+
+    Cli.Result again = Cli.run("unlock", "--force", "stuck", "--backend", uri);
+    assertThat(again.exitCode()).as(again.describe()).isZero();
+    assertThat(again.stdout()).isEqualTo("Lock 'stuck' was not held.\n");
+  }
+
+  @Test
+  void unlockWithoutForceIsRefused() throws Exception {
+    Lease lease = client().lock("kept").acquire(Duration.ZERO);
+
+    Cli.Result unlock = Cli.run("unlock", "kept", "--backend", uri);
+
+    assertThat(unlock.exitCode()).as(unlock.describe()).isEqualTo(ExitCodes.USAGE);
+    assertThat(unlock.stderr())
+        .isEqualTo(
+            "latchkey: unlock takes a lock from its owner: add --force (see 'latchkey unlock"
+                + " --help')\n");
+    assertThat(client().admin().inspect("kept")).isPresent();
+    lease.release();
+  }
+}
