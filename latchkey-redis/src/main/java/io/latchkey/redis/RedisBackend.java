@@ -11,12 +11,15 @@ import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.SemaphoreStore;
 import io.latchkey.spi.WakeupBus;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -25,23 +28,23 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The latchkey backend on Redis (standalone or Sentinel), over Lettuce. It has every feature:
- * reentrant, fair, read-write locks and mutexes, semaphores, leased semaphores, count-down latches,
- * wake-ups by pub/sub and inspection. Open it with {@link io.latchkey.Latchkey#connect(String)} and
- * a {@code redis://} URI (see {@link RedisBackendProvider}), or with {@link #open} to reach the
- * Redis-only {@link #liveClients()}.
+ * The latchkey backend on Redis (standalone, Sentinel or Cluster), over Lettuce. It has every
+ * feature: reentrant, fair, read-write locks and mutexes, semaphores, leased semaphores, count-down
+ * latches, wake-ups by pub/sub and inspection. Open it with {@link
+ * io.latchkey.Latchkey#connect(String)} and a {@code redis://} URI (see {@link
+ * RedisBackendProvider}), or with {@link #open}.
  *
  * <p>Every operation is one atomic step on the server: one Lua script (or, where one native command
  * does the whole job, that command), one round trip. Expiry is by the Redis clock.
@@ -51,28 +54,35 @@ public final class RedisBackend implements LatchkeyBackend {
    * How it works.
    *
    * Records. RedisKeys describes the keys: per lock a hash of holders that expires with the latest
-   * lease, a fencing counter that never expires, and a fair queue; per semaphore, leased semaphore
+   * lease, a fencing counter that never expires, and a wait queue; per semaphore, leased semaphore
    * and latch their counters; a presence record per client. Every key of one resource shares a
-   * hash tag, ready for Redis Cluster.
+   * hash tag, so that in Redis Cluster they all live in one slot and one script may touch them.
    *
    * Scripts. RedisScript lists them, one per SPI operation that reads and writes; each reads TIME,
-   * drops the expired holders, permits or queue entries it meets, applies the rules of the
+   * drops the expired holders, permits or queue places it meets, applies the rules of the
    * in-memory reference backend, sets each key's PEXPIRE to its latest deadline, and publishes a
-   * wake-up where the SPI asks for one. Scripts run by EVALSHA and fall back to EVAL on NOSCRIPT.
-   * The operations that are one native command (reading or setting a semaphore, a latch or a
-   * leased semaphore's total: GET, SET NX, HSETNX) send just that command.
+   * wake-up where the SPI asks for one: a lock's release wakes only the head of its wait queue.
+   * Scripts run by EVALSHA and fall back to EVAL on NOSCRIPT. The operations that are one native
+   * command (reading or setting a semaphore, a latch or a leased semaphore's total: GET, SET NX,
+   * HSETNX) send just that command. Fencing tokens are max(last token + 1, TIME in microseconds),
+   * so that they keep growing when Redis loses the counters (ADR 0002).
    *
-   * Connections. Two per backend. All commands share one connection; each command is sent at most
+   * Connections. Two per backend. All commands share one connection (in a cluster, one cluster
+   * connection that routes each command to the master of its slot); each command is sent at most
    * once, and the connection is replaced when it drops (RedisCommandConnection explains why
    * Lettuce's re-sending is wrong for locks). The engine bounds every call by its operation
    * timeout; Lettuce's own timeout, a second longer, reaps what the engine gave up on. Wake-ups
    * arrive on one pub/sub connection that Lettuce reconnects and re-subscribes by itself; its
-   * channels linger a while after their last waiter leaves (RedisWakeups).
+   * channels linger a while after their last waiter leaves (RedisWakeups). In a cluster of Redis 7
+   * or later they are shard channels.
    *
-   * Renewal. renew() sends one script call for the whole batch: lock holders and leased permits
-   * alike, keyed by their record hash. In Redis Cluster a batch must be split by hash slot;
-   * renewCall() is the one place that builds a call from holders, so a cluster backend calls it
-   * once per slot.
+   * Replicas. With waitReplicas in the URI, RedisGrants follows every grant with WAIT on the same
+   * connection and undoes a grant that too few replicas acknowledged.
+   *
+   * Renewal. renew() sends one script call per batch (per hash slot of the batch in a cluster,
+   * where a script may only touch one slot): lock holders and leased permits alike, keyed by their
+   * record hash. RedisCommandConnection.bySlot() is the one place that groups keys by slot; listing
+   * locks uses it too.
    *
    * Threads. Lettuce's event loops (shared by every backend of the JVM) run the callbacks; a small
    * daemon scheduler per backend refreshes the presence record and orders pub/sub subscriptions.
@@ -83,8 +93,7 @@ public final class RedisBackend implements LatchkeyBackend {
   private final RedisConnectionSettings settings;
   private final BackendContext context;
   private final RedisKeys keys;
-  private final RedisClient commandClient;
-  private final RedisClient pubSubClient;
+  private final List<AbstractRedisClient> clients;
   private final RedisCommandConnection redis;
   private final StatefulRedisPubSubConnection<String, String> pubSub;
   private final ScheduledExecutorService scheduler;
@@ -99,15 +108,13 @@ public final class RedisBackend implements LatchkeyBackend {
   private RedisBackend(
       RedisConnectionSettings settings,
       BackendContext context,
-      RedisClient commandClient,
-      RedisClient pubSubClient,
+      List<AbstractRedisClient> clients,
       RedisCommandConnection redis,
       StatefulRedisPubSubConnection<String, String> pubSub) {
     this.settings = settings;
     this.context = context;
     this.keys = new RedisKeys(settings.keyPrefix());
-    this.commandClient = commandClient;
-    this.pubSubClient = pubSubClient;
+    this.clients = List.copyOf(clients);
     this.redis = redis;
     this.pubSub = pubSub;
     ScheduledThreadPoolExecutor executor =
@@ -123,20 +130,22 @@ public final class RedisBackend implements LatchkeyBackend {
             });
     executor.setRemoveOnCancelPolicy(true);
     this.scheduler = executor;
+    RedisGrants grants = new RedisGrants(redis, settings.replicaWait(), settings.description());
     this.presence = new RedisPresence(redis, keys, context.clientId(), context.leaseTime());
-    this.locks = new RedisLockStore(redis, keys, context.clientId());
-    this.semaphores = new RedisSemaphoreStore(redis, keys);
-    this.leasedSemaphores = new RedisLeasedSemaphoreStore(redis, keys);
+    this.locks = new RedisLockStore(redis, grants, keys, context.clientId());
+    this.semaphores = new RedisSemaphoreStore(redis, grants, keys);
+    this.leasedSemaphores = new RedisLeasedSemaphoreStore(redis, grants, keys);
     this.latches = new RedisLatchStore(redis, keys);
-    this.wakeups = new RedisWakeups(pubSub, keys, scheduler);
+    this.wakeups = new RedisWakeups(pubSub, redis.shardedPubSub(), keys, scheduler);
     presence.start(scheduler);
   }
 
   /**
    * Connects to Redis.
    *
-   * @param uri a {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or {@code
-   *     rediss-sentinel://} URI, as described by {@link RedisBackendProvider}
+   * @param uri a {@code redis://}, {@code rediss://}, {@code redis-sentinel://}, {@code
+   *     rediss-sentinel://}, {@code redis-cluster://} or {@code rediss-cluster://} URI, as
+   *     described by {@link RedisBackendProvider}
    * @param context the client's identity and bounds
    * @return the open backend; close it (or the client that owns it) when done
    * @throws IllegalArgumentException if the URI is malformed, saying what is wrong
@@ -147,24 +156,36 @@ public final class RedisBackend implements LatchkeyBackend {
     Objects.requireNonNull(context, "context must not be null");
     RedisConnectionSettings settings = RedisConnectionSettings.parse(uri);
     Duration lettuceTimeout = context.operationTimeout().plus(LETTUCE_TIMEOUT_MARGIN);
-    // Parsed for this backend alone, so its RedisURI is ours to configure.
-    RedisURI redisUri = settings.redisUri();
-    redisUri.setTimeout(lettuceTimeout);
+    // Parsed for this backend alone, so its RedisURIs are ours to configure.
+    settings.redisUris().forEach(redisUri -> redisUri.setTimeout(lettuceTimeout));
     ClientResources resources = SharedClientResources.acquire();
-    RedisClient commandClient = client(resources, context, lettuceTimeout, false);
-    RedisClient pubSubClient = client(resources, context, lettuceTimeout, true);
+    List<AbstractRedisClient> clients = new ArrayList<>();
     RedisCommandConnection redis = null;
     try {
-      redis = new RedisCommandConnection(commandClient, redisUri);
-      StatefulRedisPubSubConnection<String, String> pubSub =
-          pubSubClient.connectPubSub(StringCodec.UTF8, redisUri);
-      return new RedisBackend(settings, context, commandClient, pubSubClient, redis, pubSub);
+      StatefulRedisPubSubConnection<String, String> pubSub;
+      if (settings.topology() == RedisConnectionSettings.Topology.CLUSTER) {
+        RedisClusterClient commandClient =
+            clusterClient(resources, settings, context, lettuceTimeout, false);
+        clients.add(commandClient);
+        RedisClusterClient pubSubClient =
+            clusterClient(resources, settings, context, lettuceTimeout, true);
+        clients.add(pubSubClient);
+        redis = RedisCommandConnection.cluster(commandClient);
+        pubSub = pubSubClient.connectPubSub(StringCodec.UTF8);
+      } else {
+        RedisClient commandClient = client(resources, context, lettuceTimeout, false);
+        clients.add(commandClient);
+        RedisClient pubSubClient = client(resources, context, lettuceTimeout, true);
+        clients.add(pubSubClient);
+        redis = RedisCommandConnection.standalone(commandClient, settings.redisUri());
+        pubSub = pubSubClient.connectPubSub(StringCodec.UTF8, settings.redisUri());
+      }
+      return new RedisBackend(settings, context, clients, redis, pubSub);
     } catch (RuntimeException e) {
       if (redis != null) {
         redis.close();
       }
-      commandClient.shutdown(0, 2, TimeUnit.SECONDS);
-      pubSubClient.shutdown(0, 2, TimeUnit.SECONDS);
+      clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
       SharedClientResources.release();
       throw new BackendUnavailableException(
           "cannot connect to " + settings.description() + ": " + causes(e), e);
@@ -178,13 +199,39 @@ public final class RedisBackend implements LatchkeyBackend {
         ClientOptions.builder()
             .autoReconnect(reconnect)
             .timeoutOptions(TimeoutOptions.enabled(timeout))
-            .socketOptions(
-                SocketOptions.builder()
-                    .connectTimeout(context.operationTimeout())
-                    .keepAlive(true)
-                    .build())
+            .socketOptions(socketOptions(context))
             .build());
     return client;
+  }
+
+  /**
+   * A cluster client on the seeds. It reloads the topology when the cluster redirects a command or
+   * a node is unknown or gone (adaptive refresh); the command connection also reloads it whenever
+   * it reconnects.
+   */
+  private static RedisClusterClient clusterClient(
+      ClientResources resources,
+      RedisConnectionSettings settings,
+      BackendContext context,
+      Duration timeout,
+      boolean reconnect) {
+    RedisClusterClient client = RedisClusterClient.create(resources, settings.redisUris());
+    client.setOptions(
+        ClusterClientOptions.builder()
+            .autoReconnect(reconnect)
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            .socketOptions(socketOptions(context))
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
+            .build());
+    return client;
+  }
+
+  private static SocketOptions socketOptions(BackendContext context) {
+    return SocketOptions.builder()
+        .connectTimeout(context.operationTimeout())
+        .keepAlive(true)
+        .build();
   }
 
   private static String causes(Throwable failure) {
@@ -232,7 +279,7 @@ public final class RedisBackend implements LatchkeyBackend {
 
   @Override
   public CompletionStage<Set<HolderRef>> renew(Collection<HolderRef> holders, long leaseMillis) {
-    Set<HolderRef> gone = new HashSet<>();
+    Set<HolderRef> gone = ConcurrentHashMap.newKeySet();
     List<HolderRef> leased = new ArrayList<>(holders.size());
     for (HolderRef holder : holders) {
       if (holder.type() == ResourceType.LOCK || holder.type() == ResourceType.LEASED_SEMAPHORE) {
@@ -241,18 +288,16 @@ public final class RedisBackend implements LatchkeyBackend {
         gone.add(holder);
       }
     }
-    if (leased.isEmpty()) {
-      return CompletableFuture.completedFuture(gone);
+    List<CompletableFuture<Void>> calls = new ArrayList<>();
+    for (List<HolderRef> group :
+        redis.bySlot(leased, holder -> keys.leaseRecord(holder.type(), holder.name()))) {
+      calls.add(renewCall(group, leaseMillis).thenAccept(gone::addAll));
     }
-    return renewCall(leased, leaseMillis)
-        .thenApply(
-            expired -> {
-              gone.addAll(expired);
-              return gone;
-            });
+    return CompletableFuture.allOf(calls.toArray(CompletableFuture<?>[]::new))
+        .thenApply(done -> Set.copyOf(gone));
   }
 
-  /** One script call renewing {@code holders}, which must all be locks or leased permits. */
+  /** One script call renewing {@code holders}: locks or leased permits, all in one hash slot. */
   private CompletableFuture<List<HolderRef>> renewCall(List<HolderRef> holders, long leaseMillis) {
     String[] scriptKeys = new String[holders.size()];
     String[] args = new String[holders.size() + 1];
@@ -263,8 +308,7 @@ public final class RedisBackend implements LatchkeyBackend {
       args[i + 1] = holder.holderId();
     }
     return redis
-        .<List<?>>execute(
-            commands -> RedisScript.RENEW.run(commands, ScriptOutputType.MULTI, scriptKeys, args))
+        .<List<?>>run(RedisScript.RENEW, ScriptOutputType.MULTI, scriptKeys, args)
         .thenApply(
             indexes -> {
               List<HolderRef> gone = new ArrayList<>(indexes.size());
@@ -273,16 +317,6 @@ public final class RedisBackend implements LatchkeyBackend {
               }
               return gone;
             });
-  }
-
-  /**
-   * Lists the latchkey clients that are alive on this Redis (under this backend's key prefix), by
-   * their presence records. A lock holder whose client id is not among them is dead or cut off.
-   *
-   * @return the live clients, by client id
-   */
-  public CompletionStage<List<ClientPresence>> liveClients() {
-    return RedisPresence.list(redis, keys);
   }
 
   /**
@@ -300,8 +334,7 @@ public final class RedisBackend implements LatchkeyBackend {
       redis.close();
     } finally {
       scheduler.shutdownNow();
-      commandClient.shutdown(0, 2, TimeUnit.SECONDS);
-      pubSubClient.shutdown(0, 2, TimeUnit.SECONDS);
+      clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
       SharedClientResources.release();
     }
   }

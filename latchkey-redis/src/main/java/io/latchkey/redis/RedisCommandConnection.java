@@ -1,25 +1,38 @@
 package io.latchkey.redis;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one connection that carries the backend's commands, replaced by a new one when it drops.
+ * The one connection that carries the backend's commands — to a server, a Sentinel-managed master
+ * or a whole Redis Cluster — replaced by a new one when it drops.
  *
  * <p>Commands are sent at most once. Lettuce's own reconnection re-sends the commands that were in
  * flight when a connection dropped, and a lock script run twice is wrong (a release run twice frees
@@ -27,16 +40,22 @@ import org.jspecify.annotations.Nullable;
  * command in flight on a dropped connection fails, the engine treats its outcome as unknown, and
  * the next command opens a new connection (one attempt at a time, shared by every command that
  * waits for it; they go out on it in the order they were given, so that an engine's compensating
- * release cannot overtake the acquire that follows it). A command that times out retires its
+ * release cannot overtake the acquire that follows it). A command that fails without an answer from
+ * the server (a timeout, a dropped connection, a node of a cluster that went away) retires its
  * connection, which may be half-open; so does a READONLY reply, which means that a fail-over
- * demoted the node (a new connection asks the sentinels for the new master).
+ * demoted the node (a new connection asks the sentinels for the new master). A new cluster
+ * connection first reloads the cluster's topology.
+ *
+ * <p>Scripts run in the pub/sub dialect of the deployment: their wake-ups go out by SPUBLISH to
+ * shard channels on a Redis Cluster of version 7 or later, by PUBLISH everywhere else.
  */
 final class RedisCommandConnection implements AutoCloseable {
   private static final int SCAN_COUNT = 1000;
 
-  private final RedisClient client;
-  private final RedisURI uri;
-  private volatile StatefulRedisConnection<String, String> current;
+  private final Supplier<CompletableFuture<Link>> connector;
+  private final boolean cluster;
+  private final boolean shardedPubSub;
+  private volatile Link current;
   // Guarded by this: the commands waiting for the connection being opened (in the order given),
   // and the flags.
   private final List<WaitingCommand> waiting = new ArrayList<>();
@@ -44,29 +63,141 @@ final class RedisCommandConnection implements AutoCloseable {
   private boolean currentClosed;
   private boolean closed;
 
+  private RedisCommandConnection(
+      Supplier<CompletableFuture<Link>> connector,
+      Link first,
+      boolean cluster,
+      boolean shardedPubSub) {
+    this.connector = connector;
+    this.current = first;
+    this.cluster = cluster;
+    this.shardedPubSub = shardedPubSub;
+  }
+
   /**
-   * Connects at once.
+   * Connects at once to a server, or through the sentinels to the master that {@code uri} names.
    *
    * @param client a client built without auto-reconnect
    * @param uri where to connect
    * @throws io.lettuce.core.RedisConnectionException if the server cannot be reached
    */
-  RedisCommandConnection(RedisClient client, RedisURI uri) {
-    this.client = client;
-    this.uri = uri;
-    this.current = client.connect(StringCodec.UTF8, uri);
+  static RedisCommandConnection standalone(RedisClient client, RedisURI uri) {
+    Link first = new ServerLink(client.connect(StringCodec.UTF8, uri));
+    return new RedisCommandConnection(
+        () ->
+            client
+                .connectAsync(StringCodec.UTF8, uri)
+                .<Link>thenApply(ServerLink::new)
+                .toCompletableFuture(),
+        first,
+        false,
+        false);
   }
 
   /**
+   * Connects at once to a Redis Cluster through its seeds, and learns whether it has sharded
+   * pub/sub (Redis 7 or later).
+   *
+   * @param client a client built without auto-reconnect, on the seeds of the cluster
+   * @throws io.lettuce.core.RedisException if no seed can be reached
+   */
+  static RedisCommandConnection cluster(RedisClusterClient client) {
+    StatefulRedisClusterConnection<String, String> connection = client.connect(StringCodec.UTF8);
+    boolean sharded;
+    try {
+      sharded = RedisVersion.ofInfo(connection.sync().info("server")).isAtLeast(7, 0);
+    } catch (RuntimeException e) {
+      connection.close();
+      throw e;
+    }
+    return new RedisCommandConnection(
+        () ->
+            client
+                .refreshPartitionsAsync()
+                .thenCompose(refreshed -> client.connectAsync(StringCodec.UTF8))
+                .<Link>thenApply(ClusterLink::new)
+                .toCompletableFuture(),
+        new ClusterLink(connection),
+        true,
+        sharded);
+  }
+
+  /**
+   * @return whether wake-ups travel on shard channels (SSUBSCRIBE, SPUBLISH)
+   */
+  boolean shardedPubSub() {
+    return shardedPubSub;
+  }
+
+  /**
+   * Runs a script once.
+   *
+   * @param script the script
+   * @param output how to read its reply
+   * @param keys its KEYS, all in one hash slot
+   * @param args its ARGV
+   * @return the reply
+   */
+  <T> CompletableFuture<T> run(
+      RedisScript script, ScriptOutputType output, String[] keys, String... args) {
+    return execute(commands -> script.run(commands, shardedPubSub, output, keys, args));
+  }
+
+  /**
+   * Runs a script once and, if {@code wrote} says that it changed something, sends {@code WAIT} on
+   * the same connection to the node that ran it.
+   *
+   * @param wait how many replicas to wait for, and how long
+   * @param wrote tells from the reply whether the script wrote
+   * @return the reply and how many replicas acknowledged the write, or -1 if it wrote nothing
+   */
+  <T> CompletableFuture<Replicated<T>> runAndWait(
+      ReplicaWait wait,
+      Predicate<T> wrote,
+      RedisScript script,
+      ScriptOutputType output,
+      String[] keys,
+      String... args) {
+    return executeOn(
+        link ->
+            link.node(keys[0])
+                .thenCompose(
+                    node ->
+                        script
+                            .<T>run(node, shardedPubSub, output, keys, args)
+                            .thenCompose(
+                                reply ->
+                                    wrote.test(reply)
+                                        ? node.waitForReplication(
+                                                wait.replicas(), wait.timeout().toMillis())
+                                            .thenApply(acks -> new Replicated<>(reply, acks))
+                                        : CompletableFuture.completedFuture(
+                                            new Replicated<>(reply, -1)))));
+  }
+
+  /**
+   * A script's reply and the replicas that acknowledged its write.
+   *
+   * @param reply the reply
+   * @param acknowledged the replicas that acknowledged, or -1 if the script wrote nothing
+   */
+  record Replicated<T>(T reply, long acknowledged) {}
+
+  /**
    * Sends a command, over a new connection if the current one has dropped. Commands that wait for a
-   * new connection go out on it in the order in which they were given.
+   * new connection go out on it in the order in which they were given. In a cluster each command
+   * goes to the master of its key's slot.
    *
    * @param command sends the command on the given commands and returns its reply
    * @return the reply
    */
   <T> CompletableFuture<T> execute(
-      Function<RedisAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
-    StatefulRedisConnection<String, String> open = current;
+      Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
+    return executeOn(link -> command.apply(link.commands()));
+  }
+
+  private <T> CompletableFuture<T> executeOn(Function<Link, ? extends CompletionStage<T>> command) {
+    Link open = current;
     if (open.isOpen()) {
       return send(open, command);
     }
@@ -79,35 +210,33 @@ final class RedisCommandConnection implements AutoCloseable {
       } else {
         waiting.add(
             new WaitingCommand(
-                connection -> relay(send(connection, command), reply),
-                reply::completeExceptionally));
+                link -> relay(send(link, command), reply), reply::completeExceptionally));
         if (!connecting) {
           connecting = true;
           closeCurrent();
-          client.connectAsync(StringCodec.UTF8, uri).whenComplete(this::connected);
+          connector.get().whenComplete(this::connected);
         }
       }
     }
     return reply;
   }
 
-  private void connected(
-      @Nullable StatefulRedisConnection<String, String> connection, @Nullable Throwable failure) {
+  private void connected(@Nullable Link link, @Nullable Throwable failure) {
     List<WaitingCommand> waited;
     synchronized (this) {
       connecting = false;
       waited = List.copyOf(waiting);
       waiting.clear();
-      if (connection != null && !closed) {
+      if (link != null && !closed) {
         // Sent before the connection becomes current, so that no later command overtakes them.
-        waited.forEach(command -> command.send().accept(connection));
-        current = connection;
+        waited.forEach(command -> command.send().accept(link));
+        current = link;
         currentClosed = false;
         return;
       }
     }
-    if (connection != null) {
-      connection.closeAsync();
+    if (link != null) {
+      link.connection().closeAsync();
     }
     Throwable cause =
         failure != null ? failure : new IllegalStateException("the Redis backend is closed");
@@ -126,24 +255,64 @@ final class RedisCommandConnection implements AutoCloseable {
   }
 
   /**
-   * Collects every key matching a pattern, by SCAN (many short calls, never a blocking KEYS).
+   * Splits items into groups whose keys share a hash slot, so that one script may touch all keys of
+   * a group: in a cluster, one group per slot; elsewhere, one group of everything.
+   *
+   * @param items the items
+   * @param key the key of an item
+   * @return the groups, each in the order of {@code items}
+   */
+  <T> Collection<List<T>> bySlot(List<T> items, Function<T, String> key) {
+    if (!cluster) {
+      return items.isEmpty() ? List.of() : List.of(items);
+    }
+    Map<Integer, List<T>> groups = new LinkedHashMap<>();
+    for (T item : items) {
+      groups
+          .computeIfAbsent(SlotHash.getSlot(key.apply(item)), slot -> new ArrayList<>())
+          .add(item);
+    }
+    return groups.values();
+  }
+
+  /**
+   * Collects every key matching a pattern, by SCAN (many short calls, never a blocking KEYS); in a
+   * cluster, on every master.
    *
    * @param pattern a glob pattern
    * @return the keys; a key may appear twice if the keyspace was resized meanwhile
    */
   CompletableFuture<List<String>> scan(String pattern) {
-    return scanFrom(ScanCursor.INITIAL, ScanArgs.Builder.matches(pattern).limit(SCAN_COUNT))
-        .thenApply(List::copyOf);
+    ScanArgs args = ScanArgs.Builder.matches(pattern).limit(SCAN_COUNT);
+    return executeOn(
+        link ->
+            link.masters()
+                .thenCompose(
+                    masters -> {
+                      List<CompletableFuture<List<String>>> scans = new ArrayList<>();
+                      for (RedisClusterAsyncCommands<String, String> master : masters) {
+                        scans.add(scanFrom(master, ScanCursor.INITIAL, args));
+                      }
+                      return CompletableFuture.allOf(scans.toArray(CompletableFuture<?>[]::new))
+                          .thenApply(
+                              done -> {
+                                List<String> keys = new ArrayList<>();
+                                scans.forEach(scan -> keys.addAll(scan.join()));
+                                return List.copyOf(keys);
+                              });
+                    }));
   }
 
-  private CompletableFuture<List<String>> scanFrom(ScanCursor cursor, ScanArgs args) {
-    return execute(commands -> commands.scan(cursor, args))
+  private static CompletableFuture<List<String>> scanFrom(
+      RedisClusterAsyncCommands<String, String> node, ScanCursor cursor, ScanArgs args) {
+    return node.scan(cursor, args)
+        .toCompletableFuture()
         .thenCompose(
             page -> {
               if (page.isFinished()) {
                 return CompletableFuture.completedFuture(new ArrayList<>(page.getKeys()));
               }
-              return scanFrom(page, args)
+              return scanFrom(node, page, args)
                   .thenApply(
                       rest -> {
                         rest.addAll(page.getKeys());
@@ -153,22 +322,36 @@ final class RedisCommandConnection implements AutoCloseable {
   }
 
   private <T> CompletableFuture<T> send(
-      StatefulRedisConnection<String, String> connection,
-      Function<RedisAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
-    CompletableFuture<T> reply = command.apply(connection.async()).toCompletableFuture();
+      Link link, Function<Link, ? extends CompletionStage<T>> command) {
+    CompletableFuture<T> reply;
+    try {
+      reply = command.apply(link).toCompletableFuture();
+    } catch (RedisException e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
     reply.whenComplete(
         (value, failure) -> {
           Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-          if (cause instanceof RedisCommandTimeoutException
-              || cause instanceof RedisReadOnlyException) {
-            retire(connection);
+          if (cause != null
+              && (!(cause instanceof RedisCommandExecutionException) || readOnly(cause))) {
+            retire(link);
           }
         });
     return reply;
   }
 
-  private synchronized void retire(StatefulRedisConnection<String, String> connection) {
-    if (current == connection) {
+  /**
+   * Whether the server refused a write because it is a replica now. Redis 7 refuses a script that
+   * may write with a READONLY reply; Redis 6 runs it, and the script fails with the READONLY error
+   * of its first write inside an ERR reply.
+   */
+  private static boolean readOnly(Throwable failure) {
+    return failure instanceof RedisReadOnlyException
+        || String.valueOf(failure.getMessage()).contains("-READONLY ");
+  }
+
+  private synchronized void retire(Link link) {
+    if (current == link) {
       closeCurrent();
     }
   }
@@ -180,13 +363,13 @@ final class RedisCommandConnection implements AutoCloseable {
   private void closeCurrent() {
     if (!currentClosed) {
       currentClosed = true;
-      current.closeAsync();
+      current.connection().closeAsync();
     }
   }
 
   @Override
   public void close() {
-    StatefulRedisConnection<String, String> last;
+    Link last;
     synchronized (this) {
       if (closed) {
         return;
@@ -198,10 +381,92 @@ final class RedisCommandConnection implements AutoCloseable {
       currentClosed = true;
       last = current;
     }
-    last.close();
+    last.connection().close();
   }
 
   /** A command waiting for a new connection: how to send it, and how to fail it. */
-  private record WaitingCommand(
-      Consumer<StatefulRedisConnection<String, String>> send, Consumer<Throwable> fail) {}
+  private record WaitingCommand(Consumer<Link> send, Consumer<Throwable> fail) {}
+
+  /** One open connection, to a server or to a cluster. */
+  private interface Link {
+    StatefulConnection<String, String> connection();
+
+    /** The commands; in a cluster, each goes to the master of its key's slot. */
+    RedisClusterAsyncCommands<String, String> commands();
+
+    /** The commands of the node that serves {@code key}, all on one connection. */
+    CompletableFuture<RedisClusterAsyncCommands<String, String>> node(String key);
+
+    /** The commands of each master, each on one connection. */
+    CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters();
+
+    default boolean isOpen() {
+      return connection().isOpen();
+    }
+  }
+
+  private record ServerLink(StatefulRedisConnection<String, String> connection) implements Link {
+    @Override
+    public RedisClusterAsyncCommands<String, String> commands() {
+      return connection.async();
+    }
+
+    @Override
+    public CompletableFuture<RedisClusterAsyncCommands<String, String>> node(String key) {
+      return CompletableFuture.completedFuture(connection.async());
+    }
+
+    @Override
+    public CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters() {
+      return CompletableFuture.completedFuture(List.of(connection.async()));
+    }
+  }
+
+  private record ClusterLink(StatefulRedisClusterConnection<String, String> connection)
+      implements Link {
+    @Override
+    public RedisClusterAsyncCommands<String, String> commands() {
+      return connection.async();
+    }
+
+    /**
+     * The connection to the slot's master that Lettuce routes the slot's commands over: it is
+     * cached by host and port, like the one this returns.
+     */
+    @Override
+    public CompletableFuture<RedisClusterAsyncCommands<String, String>> node(String key) {
+      int slot = SlotHash.getSlot(key);
+      RedisClusterNode master = connection.getPartitions().getMasterBySlot(slot);
+      if (master == null) {
+        return CompletableFuture.failedFuture(
+            new RedisException("no master of the cluster serves hash slot " + slot));
+      }
+      return connectionTo(master);
+    }
+
+    /**
+     * Node connections come asynchronously: Lettuce's own cluster-wide SCAN opens them with a
+     * blocking call, which deadlocks when it runs on an event loop (as the continuation of a page).
+     */
+    @Override
+    public CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters() {
+      List<CompletableFuture<RedisClusterAsyncCommands<String, String>>> masters =
+          new ArrayList<>();
+      for (RedisClusterNode node : connection.getPartitions()) {
+        if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+          masters.add(connectionTo(node));
+        }
+      }
+      return CompletableFuture.allOf(masters.toArray(CompletableFuture<?>[]::new))
+          .thenApply(done -> masters.stream().map(CompletableFuture::join).toList());
+    }
+
+    private CompletableFuture<RedisClusterAsyncCommands<String, String>> connectionTo(
+        RedisClusterNode node) {
+      RedisURI uri = node.getUri();
+      return connection
+          .getConnectionAsync(uri.getHost(), uri.getPort())
+          .thenApply(StatefulRedisConnection::async);
+    }
+  }
 }

@@ -5,6 +5,7 @@ import io.lettuce.core.SslVerifyMode;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,28 +22,71 @@ import org.jspecify.annotations.Nullable;
  * rediss://...                                         the same over TLS
  * redis-sentinel://[[user]:password@]host[:port][,host[:port]...][/database][?...]#masterName
  * rediss-sentinel://...                                the same over TLS
+ * redis-cluster://[[user]:password@]host[:port][,host[:port]...][/][?...]
+ * rediss-cluster://...                                 the same over TLS
  * </pre>
  *
  * The port defaults to 6379 (26379 for sentinels). A user info without a colon is a password for
  * the default user, as Lettuce and redis-cli read it. User and password are percent-decoded. The
- * credentials authenticate to the data nodes; sentinels are asked without them.
+ * credentials authenticate to the data nodes; sentinels are asked without them. The hosts of a
+ * cluster URI are seeds: any reachable one tells the client the whole cluster.
  *
  * <p>Options: {@code prefix} (of every key, default {@code latchkey:}; no braces), {@code
  * clientName} (shown by CLIENT LIST), {@code verifyPeer} ({@code full}, {@code ca} or {@code none};
- * TLS only).
+ * TLS only), {@code waitReplicas} (replicas that must acknowledge each grant, default 0: do not
+ * wait) and {@code waitTimeout} (how long to wait for them, e.g. {@code 100ms} or {@code 1s};
+ * default 100 ms).
  *
- * @param redisUri Lettuce's form of the URI, with the credentials
+ * @param topology how the Redis deployment is organised
+ * @param redisUris Lettuce's form of the URI, with the credentials: one URI for a server or a
+ *     Sentinel deployment, one per seed node for a cluster
  * @param keyPrefix the prefix of every key
+ * @param replicaWait how many replicas must acknowledge a grant
  * @param description the URI without credentials, for messages
  */
-record RedisConnectionSettings(RedisURI redisUri, String keyPrefix, String description) {
+record RedisConnectionSettings(
+    Topology topology,
+    List<RedisURI> redisUris,
+    String keyPrefix,
+    ReplicaWait replicaWait,
+    String description) {
   static final String DEFAULT_PREFIX = "latchkey:";
 
-  private static final Set<String> SCHEMES =
-      Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel");
-  private static final Set<String> OPTIONS = Set.of("prefix", "clientName", "verifyPeer");
+  /** How long to wait for replicas unless the URI says otherwise. */
+  static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofMillis(100);
+
+  /** The URI schemes of the Redis backend. */
+  static final Set<String> SCHEMES =
+      Set.of(
+          "redis",
+          "rediss",
+          "redis-sentinel",
+          "rediss-sentinel",
+          "redis-cluster",
+          "rediss-cluster");
+
+  private static final Set<String> OPTIONS =
+      Set.of("prefix", "clientName", "verifyPeer", "waitReplicas", "waitTimeout");
   private static final int REDIS_PORT = 6379;
   private static final int SENTINEL_PORT = 26379;
+  private static final Duration LONGEST_WAIT_TIMEOUT = Duration.ofMinutes(1);
+
+  /** How the Redis deployment is organised. */
+  enum Topology {
+    /** One server (which may have replicas). */
+    STANDALONE,
+    /** A master found through sentinels. */
+    SENTINEL,
+    /** A Redis Cluster. */
+    CLUSTER
+  }
+
+  /**
+   * @return the URI of the server or the Sentinel deployment, or of the first seed of a cluster
+   */
+  RedisURI redisUri() {
+    return redisUris.get(0);
+  }
 
   /**
    * @param uri a Redis URI
@@ -59,7 +103,11 @@ record RedisConnectionSettings(RedisURI redisUri, String keyPrefix, String descr
     if (uri.isOpaque() || rawAuthority == null || rawAuthority.isEmpty()) {
       throw invalid(redacted, "it names no host; expected e.g. " + scheme + "://localhost:6379");
     }
-    boolean sentinel = scheme.endsWith("-sentinel");
+    Topology topology =
+        scheme.endsWith("-sentinel")
+            ? Topology.SENTINEL
+            : scheme.endsWith("-cluster") ? Topology.CLUSTER : Topology.STANDALONE;
+    boolean sentinel = topology == Topology.SENTINEL;
     boolean tls = scheme.startsWith("rediss");
 
     int at = rawAuthority.lastIndexOf('@');
@@ -68,12 +116,18 @@ record RedisConnectionSettings(RedisURI redisUri, String keyPrefix, String descr
     for (String host : hostList.split(",", -1)) {
       hosts.add(HostAndPort.parse(host, sentinel ? SENTINEL_PORT : REDIS_PORT, redacted));
     }
-    if (!sentinel && hosts.size() != 1) {
+    if (topology == Topology.STANDALONE && hosts.size() != 1) {
       throw invalid(
-          redacted, "it names " + hosts.size() + " hosts; several are for redis-sentinel:// only");
+          redacted,
+          "it names "
+              + hosts.size()
+              + " hosts; several are for redis-sentinel:// and redis-cluster:// only");
     }
 
     int database = database(uri.getRawPath(), redacted);
+    if (topology == Topology.CLUSTER && database != 0) {
+      throw invalid(redacted, "a cluster has only database 0");
+    }
     String masterName = uri.getFragment();
     if (sentinel && (masterName == null || masterName.isBlank())) {
       throw invalid(
@@ -90,45 +144,124 @@ record RedisConnectionSettings(RedisURI redisUri, String keyPrefix, String descr
     if (prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
       throw invalid(redacted, "option prefix must be non-empty and without '{' or '}'");
     }
-
-    HostAndPort first = hosts.get(0);
-    RedisURI.Builder builder =
-        sentinel
-            ? RedisURI.Builder.sentinel(first.host(), first.port(), masterName)
-            : RedisURI.Builder.redis(first.host(), first.port());
-    for (HostAndPort other : hosts.subList(1, hosts.size())) {
-      builder.withSentinel(other.host(), other.port());
-    }
-    builder.withSsl(tls).withDatabase(database);
     String verifyPeer = options.get("verifyPeer");
-    if (verifyPeer != null) {
-      if (!tls) {
-        throw invalid(redacted, "option verifyPeer needs TLS (rediss:// or rediss-sentinel://)");
-      }
-      builder.withVerifyPeer(verifyMode(verifyPeer, redacted));
+    if (verifyPeer != null && !tls) {
+      throw invalid(
+          redacted,
+          "option verifyPeer needs TLS (rediss://, rediss-sentinel:// or rediss-cluster://)");
     }
     String clientName = options.get("clientName");
-    if (clientName != null) {
-      if (clientName.isEmpty() || clientName.chars().anyMatch(c -> c <= ' ')) {
-        throw invalid(redacted, "option clientName must be non-empty, without spaces");
-      }
-      builder.withClientName(clientName);
+    if (clientName != null
+        && (clientName.isEmpty() || clientName.chars().anyMatch(c -> c <= ' '))) {
+      throw invalid(redacted, "option clientName must be non-empty, without spaces");
     }
-    if (at >= 0) {
-      authenticate(builder, rawAuthority.substring(0, at), redacted);
+    ReplicaWait replicaWait = replicaWait(options, redacted);
+
+    List<RedisURI> redisUris = new ArrayList<>();
+    if (topology == Topology.CLUSTER) {
+      for (HostAndPort seed : hosts) {
+        redisUris.add(
+            redisUri(
+                RedisURI.Builder.redis(seed.host(), seed.port()),
+                tls,
+                0,
+                options,
+                rawAuthority,
+                at,
+                redacted));
+      }
+    } else {
+      HostAndPort first = hosts.get(0);
+      RedisURI.Builder builder =
+          sentinel
+              ? RedisURI.Builder.sentinel(first.host(), first.port(), masterName)
+              : RedisURI.Builder.redis(first.host(), first.port());
+      for (HostAndPort other : hosts.subList(1, hosts.size())) {
+        builder.withSentinel(other.host(), other.port());
+      }
+      redisUris.add(redisUri(builder, tls, database, options, rawAuthority, at, redacted));
     }
 
     StringBuilder description = new StringBuilder(scheme).append("://").append(hostList);
     if (database != 0) {
       description.append('/').append(database);
     }
+    List<String> shown = new ArrayList<>();
     if (!prefix.equals(DEFAULT_PREFIX)) {
-      description.append("?prefix=").append(prefix);
+      shown.add("prefix=" + prefix);
+    }
+    if (replicaWait.replicas() > 0) {
+      shown.add("waitReplicas=" + replicaWait.replicas());
+      shown.add("waitTimeout=" + replicaWait.timeout().toMillis() + "ms");
+    }
+    if (!shown.isEmpty()) {
+      description.append('?').append(String.join("&", shown));
     }
     if (sentinel) {
       description.append('#').append(masterName);
     }
-    return new RedisConnectionSettings(builder.build(), prefix, description.toString());
+    return new RedisConnectionSettings(
+        topology, List.copyOf(redisUris), prefix, replicaWait, description.toString());
+  }
+
+  /** Completes a builder with what every node's URI shares: TLS, database, options, credentials. */
+  private static RedisURI redisUri(
+      RedisURI.Builder builder,
+      boolean tls,
+      int database,
+      Map<String, String> options,
+      String rawAuthority,
+      int at,
+      String redacted) {
+    builder.withSsl(tls).withDatabase(database);
+    String verifyPeer = options.get("verifyPeer");
+    if (verifyPeer != null) {
+      builder.withVerifyPeer(verifyMode(verifyPeer, redacted));
+    }
+    String clientName = options.get("clientName");
+    if (clientName != null) {
+      builder.withClientName(clientName);
+    }
+    if (at >= 0) {
+      authenticate(builder, rawAuthority.substring(0, at), redacted);
+    }
+    return builder.build();
+  }
+
+  private static ReplicaWait replicaWait(Map<String, String> options, String redacted) {
+    String replicas = options.get("waitReplicas");
+    String timeout = options.get("waitTimeout");
+    if (replicas == null) {
+      if (timeout != null) {
+        throw invalid(redacted, "option waitTimeout needs waitReplicas");
+      }
+      return ReplicaWait.NONE;
+    }
+    if (!replicas.matches("[0-9]{1,4}")) {
+      throw invalid(
+          redacted, "option waitReplicas must be a number of replicas, was '" + replicas + "'");
+    }
+    Duration wait = timeout == null ? DEFAULT_WAIT_TIMEOUT : duration(timeout, redacted);
+    if (wait.isZero() || wait.compareTo(LONGEST_WAIT_TIMEOUT) > 0) {
+      throw invalid(
+          redacted,
+          "option waitTimeout must be above 0 and at most 1 minute, was '" + timeout + "'");
+    }
+    return new ReplicaWait(Integer.parseInt(replicas), wait);
+  }
+
+  /** Reads {@code 250ms}, {@code 2s} or a plain number of milliseconds. */
+  private static Duration duration(String text, String redacted) {
+    String digits = text.endsWith("ms") ? text.substring(0, text.length() - 2) : text;
+    boolean seconds = !text.endsWith("ms") && text.endsWith("s");
+    if (seconds) {
+      digits = text.substring(0, text.length() - 1);
+    }
+    if (!digits.matches("[0-9]{1,9}")) {
+      throw invalid(redacted, "option waitTimeout must be like 100ms or 2s, was '" + text + "'");
+    }
+    long amount = Long.parseLong(digits);
+    return seconds ? Duration.ofSeconds(amount) : Duration.ofMillis(amount);
   }
 
   private static void authenticate(RedisURI.Builder builder, String rawUserInfo, String redacted) {

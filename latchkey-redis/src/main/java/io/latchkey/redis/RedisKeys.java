@@ -12,13 +12,14 @@ import java.util.Optional;
  * <pre>
  * latchkey:lock:{N}                      hash   owner -> expiresAt:token:exclusive:shared:clientId
  *                                               PEXPIRE = the latest holder expiry
- * latchkey:lock:{N}:fence                string fencing counter; only grows, never expires
- * latchkey:lock:{N}:queue                hash   fair waiter -> arrival:deadline
- *                                               PEXPIRE = the latest deadline
- * latchkey:lock:{N}:wakeups              pub/sub channel of the lock
+ * latchkey:lock:{N}:fence                string the last fencing token; never expires
+ * latchkey:lock:{N}:queue                zset   waiting owner, scored by arrival
+ * latchkey:lock:{N}:queue-deadlines      zset   waiting owner, scored by the deadline of its place
+ *                                               PEXPIRE of both = the latest deadline
+ * latchkey:lock:{N}:wakeups              pub/sub channel of the lock (a shard channel in Cluster)
  * latchkey:semaphore:{N}                 string available permits
  * latchkey:semaphore:{N}:wakeups         pub/sub channel
- * latchkey:leased-semaphore:{N}          hash   'total' -> permits, 'fence' -> counter; no expiry
+ * latchkey:leased-semaphore:{N}          hash   'total' -> permits, 'fence' -> last token; no expiry
  * latchkey:leased-semaphore:{N}:permits  hash   permit id -> expiresAt:token
  *                                               PEXPIRE = the latest permit expiry
  * latchkey:leased-semaphore:{N}:wakeups  pub/sub channel
@@ -71,6 +72,10 @@ final class RedisKeys {
 
   String lockQueue(String name) {
     return lock(name) + ":queue";
+  }
+
+  String lockQueueDeadlines(String name) {
+    return lock(name) + ":queue-deadlines";
   }
 
   String semaphore(String name) {

@@ -30,9 +30,7 @@ final class RedisLatchStore implements LatchStore {
   @Override
   public CompletionStage<Long> countDown(String name) {
     String[] scriptKeys = {keys.latch(name), keys.wakeups(ResourceType.COUNT_DOWN_LATCH, name)};
-    return redis.execute(
-        commands ->
-            RedisScript.LATCH_COUNT_DOWN.run(commands, ScriptOutputType.INTEGER, scriptKeys));
+    return redis.run(RedisScript.LATCH_COUNT_DOWN, ScriptOutputType.INTEGER, scriptKeys);
   }
 
   @Override

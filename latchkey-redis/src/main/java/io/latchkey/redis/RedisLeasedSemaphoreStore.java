@@ -14,10 +14,12 @@ import java.util.concurrent.CompletionStage;
  */
 final class RedisLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private final RedisCommandConnection redis;
+  private final RedisGrants grants;
   private final RedisKeys keys;
 
-  RedisLeasedSemaphoreStore(RedisCommandConnection redis, RedisKeys keys) {
+  RedisLeasedSemaphoreStore(RedisCommandConnection redis, RedisGrants grants, RedisKeys keys) {
     this.redis = redis;
+    this.grants = grants;
     this.keys = keys;
   }
 
@@ -34,25 +36,27 @@ final class RedisLeasedSemaphoreStore implements LeasedSemaphoreStore {
       keys.leasedSemaphore(name), keys.wakeups(ResourceType.LEASED_SEMAPHORE, name)
     };
     return redis
-        .<Long>execute(
-            commands ->
-                RedisScript.LEASED_SEMAPHORE_ADD.run(
-                    commands, ScriptOutputType.INTEGER, scriptKeys, Integer.toString(delta)))
+        .<Long>run(
+            RedisScript.LEASED_SEMAPHORE_ADD,
+            ScriptOutputType.INTEGER,
+            scriptKeys,
+            Integer.toString(delta))
         .thenApply(done -> null);
   }
 
   @Override
   public CompletionStage<AcquireResult> tryAcquire(String name, String permitId, long leaseMillis) {
     String[] scriptKeys = {keys.leasedSemaphore(name), keys.leasedPermits(name)};
-    return redis
-        .<List<?>>execute(
-            commands ->
-                RedisScript.LEASED_SEMAPHORE_ACQUIRE.run(
-                    commands,
-                    ScriptOutputType.MULTI,
-                    scriptKeys,
-                    permitId,
-                    Long.toString(leaseMillis)))
+    return grants
+        .<List<?>>run(
+            () -> "leased semaphore '" + name + "'",
+            RedisReplies::granted,
+            granted -> release(name, permitId),
+            RedisScript.LEASED_SEMAPHORE_ACQUIRE,
+            ScriptOutputType.MULTI,
+            scriptKeys,
+            permitId,
+            Long.toString(leaseMillis))
         .thenApply(RedisReplies::acquireResult);
   }
 
@@ -62,10 +66,8 @@ final class RedisLeasedSemaphoreStore implements LeasedSemaphoreStore {
       keys.leasedPermits(name), keys.wakeups(ResourceType.LEASED_SEMAPHORE, name)
     };
     return redis
-        .<Long>execute(
-            commands ->
-                RedisScript.LEASED_SEMAPHORE_RELEASE.run(
-                    commands, ScriptOutputType.INTEGER, scriptKeys, permitId))
+        .<Long>run(
+            RedisScript.LEASED_SEMAPHORE_RELEASE, ScriptOutputType.INTEGER, scriptKeys, permitId)
         .thenApply(wasHeld -> wasHeld == 1);
   }
 
@@ -73,10 +75,7 @@ final class RedisLeasedSemaphoreStore implements LeasedSemaphoreStore {
   public CompletionStage<Integer> availablePermits(String name) {
     String[] scriptKeys = {keys.leasedSemaphore(name), keys.leasedPermits(name)};
     return redis
-        .<Long>execute(
-            commands ->
-                RedisScript.LEASED_SEMAPHORE_AVAILABLE.run(
-                    commands, ScriptOutputType.INTEGER, scriptKeys))
+        .<Long>run(RedisScript.LEASED_SEMAPHORE_AVAILABLE, ScriptOutputType.INTEGER, scriptKeys)
         .thenApply(Math::toIntExact);
   }
 }

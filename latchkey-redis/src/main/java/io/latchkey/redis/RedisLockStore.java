@@ -12,6 +12,7 @@ import io.latchkey.spi.ResourceType;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -20,15 +21,21 @@ import java.util.concurrent.CompletionStage;
 
 /** Lock records in Redis: each operation is one script call (see {@link RedisScript}). */
 final class RedisLockStore implements LockStore {
-  /** Locks inspected per script call when listing, so that no call blocks Redis for long. */
+  /**
+   * Locks inspected per script call when listing, so that no call blocks Redis for long; in a
+   * cluster, every call inspects locks of one hash slot.
+   */
   private static final int INSPECT_BATCH = 500;
 
   private final RedisCommandConnection redis;
+  private final RedisGrants grants;
   private final RedisKeys keys;
   private final String clientId;
 
-  RedisLockStore(RedisCommandConnection redis, RedisKeys keys, String clientId) {
+  RedisLockStore(
+      RedisCommandConnection redis, RedisGrants grants, RedisKeys keys, String clientId) {
     this.redis = redis;
+    this.grants = grants;
     this.keys = keys;
     this.clientId = clientId;
   }
@@ -36,33 +43,39 @@ final class RedisLockStore implements LockStore {
   @Override
   public CompletionStage<AcquireResult> tryAcquire(LockRequest request) {
     String name = request.name();
-    String[] scriptKeys = {keys.lock(name), keys.lockFence(name), keys.lockQueue(name)};
-    return redis
-        .<List<?>>execute(
-            commands ->
-                RedisScript.LOCK_ACQUIRE.run(
-                    commands,
-                    ScriptOutputType.MULTI,
-                    scriptKeys,
-                    request.owner(),
-                    mode(request.mode()),
-                    Long.toString(request.leaseMillis()),
-                    request.fair() ? "1" : "0",
-                    Long.toString(request.queueKeepAliveMillis()),
-                    clientId))
+    String[] scriptKeys = {
+      keys.lock(name),
+      keys.lockFence(name),
+      keys.lockQueue(name),
+      keys.lockQueueDeadlines(name),
+      keys.wakeups(ResourceType.LOCK, name)
+    };
+    return grants
+        .<List<?>>run(
+            () -> "lock '" + name + "'",
+            RedisReplies::granted,
+            granted -> release(name, request.owner(), request.mode()),
+            RedisScript.LOCK_ACQUIRE,
+            ScriptOutputType.MULTI,
+            scriptKeys,
+            request.owner(),
+            mode(request.mode()),
+            Long.toString(request.leaseMillis()),
+            request.fair() ? "1" : "0",
+            Long.toString(request.queueKeepAliveMillis()),
+            clientId)
         .thenApply(RedisReplies::acquireResult);
   }
 
   @Override
   public CompletionStage<ReleaseResult> release(String name, String owner, LockMode mode) {
-    String[] scriptKeys = {
-      keys.lock(name), keys.lockQueue(name), keys.wakeups(ResourceType.LOCK, name)
-    };
     return redis
-        .<List<?>>execute(
-            commands ->
-                RedisScript.LOCK_RELEASE.run(
-                    commands, ScriptOutputType.MULTI, scriptKeys, owner, mode(mode)))
+        .<List<?>>run(
+            RedisScript.LOCK_RELEASE,
+            ScriptOutputType.MULTI,
+            queueScriptKeys(name),
+            owner,
+            mode(mode))
         .thenApply(
             reply ->
                 RedisReplies.number(reply.get(0)) == 1
@@ -72,43 +85,22 @@ final class RedisLockStore implements LockStore {
 
   @Override
   public CompletionStage<Void> leaveQueue(String name, String owner) {
-    String[] scriptKeys = {
-      keys.lock(name), keys.lockQueue(name), keys.wakeups(ResourceType.LOCK, name)
-    };
     return redis
-        .<Long>execute(
-            commands ->
-                RedisScript.LOCK_LEAVE_QUEUE.run(
-                    commands, ScriptOutputType.INTEGER, scriptKeys, owner))
+        .<Long>run(
+            RedisScript.LOCK_LEAVE_QUEUE, ScriptOutputType.INTEGER, queueScriptKeys(name), owner)
         .thenApply(wasQueued -> null);
   }
 
   @Override
   public CompletionStage<Boolean> evict(String name, String owner) {
-    String[] scriptKeys = {
-      keys.lock(name), keys.lockQueue(name), keys.wakeups(ResourceType.LOCK, name)
-    };
     return redis
-        .<Long>execute(
-            commands ->
-                RedisScript.LOCK_EVICT.run(commands, ScriptOutputType.INTEGER, scriptKeys, owner))
+        .<Long>run(RedisScript.LOCK_EVICT, ScriptOutputType.INTEGER, queueScriptKeys(name), owner)
         .thenApply(held -> held == 1);
   }
 
   @Override
   public CompletionStage<List<ClientInfo>> clients() {
-    return RedisPresence.list(redis, keys)
-        .thenApply(
-            live ->
-                live.stream()
-                    .map(
-                        presence ->
-                            new ClientInfo(
-                                presence.clientId(),
-                                presence.host(),
-                                presence.pid(),
-                                presence.startedAt()))
-                    .toList());
+    return RedisPresence.list(redis, keys);
   }
 
   @Override
@@ -117,9 +109,7 @@ final class RedisLockStore implements LockStore {
       keys.lock(name), keys.lockQueue(name), keys.wakeups(ResourceType.LOCK, name)
     };
     return redis
-        .<Long>execute(
-            commands ->
-                RedisScript.LOCK_FORCE_RELEASE.run(commands, ScriptOutputType.INTEGER, scriptKeys))
+        .<Long>run(RedisScript.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER, scriptKeys)
         .thenApply(held -> held == 1);
   }
 
@@ -138,18 +128,20 @@ final class RedisLockStore implements LockStore {
               for (String key : found) {
                 keys.lockName(key).ifPresent(names::add);
               }
-              List<String> sorted = List.copyOf(names);
               List<CompletableFuture<List<LockInfo>>> batches = new ArrayList<>();
-              for (int from = 0; from < sorted.size(); from += INSPECT_BATCH) {
-                batches.add(
-                    inspectAll(
-                        sorted.subList(from, Math.min(sorted.size(), from + INSPECT_BATCH))));
+              for (List<String> group : redis.bySlot(List.copyOf(names), keys::lock)) {
+                for (int from = 0; from < group.size(); from += INSPECT_BATCH) {
+                  batches.add(
+                      inspectAll(
+                          group.subList(from, Math.min(group.size(), from + INSPECT_BATCH))));
+                }
               }
               return CompletableFuture.allOf(batches.toArray(CompletableFuture<?>[]::new))
                   .thenApply(
                       done -> {
                         List<LockInfo> held = new ArrayList<>();
                         batches.forEach(batch -> held.addAll(batch.join()));
+                        held.sort(Comparator.comparing(LockInfo::name));
                         return held;
                       });
             });
@@ -157,14 +149,14 @@ final class RedisLockStore implements LockStore {
 
   /** The held locks among {@code names}, in the same order. */
   private CompletableFuture<List<LockInfo>> inspectAll(List<String> names) {
-    String[] scriptKeys = new String[names.size() * 2];
+    String[] scriptKeys = new String[names.size() * 3];
     for (int i = 0; i < names.size(); i++) {
-      scriptKeys[2 * i] = keys.lock(names.get(i));
-      scriptKeys[2 * i + 1] = keys.lockQueue(names.get(i));
+      scriptKeys[3 * i] = keys.lock(names.get(i));
+      scriptKeys[3 * i + 1] = keys.lockQueue(names.get(i));
+      scriptKeys[3 * i + 2] = keys.lockQueueDeadlines(names.get(i));
     }
     return redis
-        .<List<?>>execute(
-            commands -> RedisScript.LOCK_INSPECT.run(commands, ScriptOutputType.MULTI, scriptKeys))
+        .<List<?>>run(RedisScript.LOCK_INSPECT, ScriptOutputType.MULTI, scriptKeys)
         .thenApply(
             reply -> {
               List<LockInfo> held = new ArrayList<>();
@@ -192,6 +184,16 @@ final class RedisLockStore implements LockStore {
               RedisReplies.number(info.get(i + 5))));
     }
     return new LockInfo(name, holders, Math.toIntExact(RedisReplies.number(info.get(0))));
+  }
+
+  /** The keys of the scripts that change holders or the queue and may wake the queue head. */
+  private String[] queueScriptKeys(String name) {
+    return new String[] {
+      keys.lock(name),
+      keys.lockQueue(name),
+      keys.lockQueueDeadlines(name),
+      keys.wakeups(ResourceType.LOCK, name)
+    };
   }
 
   private static String mode(LockMode mode) {

@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.ClientInfo;
 import io.lettuce.core.ScriptOutputType;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -8,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,16 +49,14 @@ final class RedisPresence {
 
   private void refresh() {
     redis
-        .execute(
-            commands ->
-                RedisScript.PRESENCE.run(
-                    commands,
-                    ScriptOutputType.INTEGER,
-                    new String[] {key},
-                    LocalProcess.HOST,
-                    Long.toString(LocalProcess.PID),
-                    started,
-                    Long.toString(timeToLiveMillis)))
+        .run(
+            RedisScript.PRESENCE,
+            ScriptOutputType.INTEGER,
+            new String[] {key},
+            LocalProcess.HOST,
+            Long.toString(LocalProcess.PID),
+            started,
+            Long.toString(timeToLiveMillis))
         .exceptionally(
             failure -> {
               LOG.debug("could not refresh the presence record {}: {}", key, failure.toString());
@@ -89,61 +87,58 @@ final class RedisPresence {
   }
 
   /**
-   * Reads every presence record under the prefix of {@code keys}.
+   * Reads every presence record under the prefix of {@code keys} (in a cluster, on every master).
    *
    * @return the live clients, by client id
    */
-  static CompletableFuture<List<ClientPresence>> list(
-      RedisCommandConnection redis, RedisKeys keys) {
+  static CompletableFuture<List<ClientInfo>> list(RedisCommandConnection redis, RedisKeys keys) {
     return redis
         .scan(keys.presenceScanPattern())
         .thenCompose(
             found -> {
-              List<CompletableFuture<@Nullable ClientPresence>> reads = new ArrayList<>();
+              List<CompletableFuture<@Nullable ClientInfo>> reads = new ArrayList<>();
               for (String key : new TreeSet<>(found)) {
                 reads.add(read(redis, key, keys.clientId(key)));
               }
               return CompletableFuture.allOf(reads.toArray(CompletableFuture<?>[]::new))
                   .thenApply(
                       done -> {
-                        List<ClientPresence> live = new ArrayList<>();
-                        for (CompletableFuture<@Nullable ClientPresence> read : reads) {
-                          ClientPresence presence = read.join();
-                          if (presence != null) {
-                            live.add(presence);
+                        List<ClientInfo> live = new ArrayList<>();
+                        for (CompletableFuture<@Nullable ClientInfo> read : reads) {
+                          ClientInfo client = read.join();
+                          if (client != null) {
+                            live.add(client);
                           }
                         }
-                        live.sort(Comparator.comparing(ClientPresence::clientId));
+                        live.sort(Comparator.comparing(ClientInfo::clientId));
                         return live;
                       });
             });
   }
 
   /** Returns null if the record vanished since the scan or is not one of ours. */
-  private static CompletableFuture<@Nullable ClientPresence> read(
+  private static CompletableFuture<@Nullable ClientInfo> read(
       RedisCommandConnection redis, String key, String clientId) {
-    CompletableFuture<Map<String, String>> fields = redis.execute(c -> c.hgetall(key));
-    CompletableFuture<Long> ttl = redis.execute(c -> c.pttl(key));
-    return fields.thenCombine(
-        ttl,
-        (record, millis) -> {
-          String host = record.get("host");
-          String pid = record.get("pid");
-          String startedAt = record.get("started");
-          if (host == null || pid == null || startedAt == null || millis < 0) {
-            return null;
-          }
-          try {
-            return new ClientPresence(
-                clientId,
-                host,
-                Long.parseLong(pid),
-                Instant.ofEpochMilli(Long.parseLong(startedAt)),
-                Duration.ofMillis(millis));
-          } catch (NumberFormatException e) {
-            return null;
-          }
-        });
+    return redis
+        .execute(commands -> commands.hgetall(key))
+        .thenApply(
+            record -> {
+              String host = record.get("host");
+              String pid = record.get("pid");
+              String startedAt = record.get("started");
+              if (host == null || pid == null || startedAt == null) {
+                return null;
+              }
+              try {
+                return new ClientInfo(
+                    clientId,
+                    host,
+                    Long.parseLong(pid),
+                    Instant.ofEpochMilli(Long.parseLong(startedAt)));
+              } catch (NumberFormatException e) {
+                return null;
+              }
+            });
   }
 
   /** What the presence record says about this process; read once. */

@@ -29,13 +29,17 @@ final class RedisReplies {
     throw unexpected("an array", reply);
   }
 
+  /** Whether {@code {status, ...}} says granted. */
+  static boolean granted(List<?> reply) {
+    return number(reply.get(0)) == 1;
+  }
+
   /** Reads {@code {status, token, holds, retryAfterMillis}}: 1 granted, 0 busy, 2 refused. */
   static AcquireResult acquireResult(List<?> reply) {
-    long status = number(reply.get(0));
-    if (status == 1) {
+    if (granted(reply)) {
       return AcquireResult.granted(number(reply.get(1)), Math.toIntExact(number(reply.get(2))));
     }
-    if (status == 2) {
+    if (number(reply.get(0)) == 2) {
       return AcquireResult.upgradeRefused();
     }
     return AcquireResult.busy(number(reply.get(3)));

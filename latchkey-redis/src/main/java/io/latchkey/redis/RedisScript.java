@@ -2,7 +2,7 @@ package io.latchkey.redis;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,7 +17,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * The Lua scripts of the backend, one per atomic operation. Each is the resource {@code
  * io/latchkey/redis/<name>.lua} with {@code lib.lua} (the record formats and shared functions) in
- * front, read once when this class loads.
+ * front, read once when this class loads. Each exists in two dialects that differ only in how they
+ * publish wake-ups: PUBLISH, or SPUBLISH to shard channels (Redis Cluster 7 and later).
  *
  * <p>Protocol: a script runs by EVALSHA of its SHA-1. A server that does not know it (NOSCRIPT: it
  * restarted, failed over, or its script cache was flushed) gets the text by EVAL, which caches it
@@ -41,37 +42,48 @@ enum RedisScript {
   LATCH_COUNT_DOWN("latch-count-down"),
   PRESENCE("presence");
 
-  private final String source;
-  private final String sha;
+  private final Dialect classic;
+  private final Dialect sharded;
 
   RedisScript(String name) {
-    this.source = resource("lib") + resource(name);
-    this.sha = sha1(source);
+    String body = resource("lib") + resource(name);
+    this.classic = new Dialect("local PUBLISH_COMMAND = 'PUBLISH'\n" + body);
+    this.sharded = new Dialect("local PUBLISH_COMMAND = 'SPUBLISH'\n" + body);
   }
 
   /**
    * Runs the script once.
    *
    * @param redis the connection's commands
+   * @param shardedPubSub whether wake-ups go out by SPUBLISH
    * @param output how to read the script's reply
    * @param keys the KEYS of the script
    * @param args the ARGV of the script
    * @return the reply
    */
   <T> CompletionStage<T> run(
-      RedisAsyncCommands<String, String> redis,
+      RedisClusterAsyncCommands<String, String> redis,
+      boolean shardedPubSub,
       ScriptOutputType output,
       String[] keys,
       String... args) {
-    CompletionStage<T> cached = redis.evalsha(sha, output, keys, args);
+    Dialect dialect = shardedPubSub ? sharded : classic;
+    CompletionStage<T> cached = redis.evalsha(dialect.sha(), output, keys, args);
     return cached.exceptionallyCompose(
         failure -> {
           Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
           if (cause instanceof RedisNoScriptException) {
-            return redis.eval(source, output, keys, args);
+            return redis.eval(dialect.source(), output, keys, args);
           }
           return CompletableFuture.failedFuture(cause);
         });
+  }
+
+  /** One dialect's text and its SHA-1. */
+  private record Dialect(String source, String sha) {
+    Dialect(String source) {
+      this(source, sha1(source));
+    }
   }
 
   private static String resource(String name) {

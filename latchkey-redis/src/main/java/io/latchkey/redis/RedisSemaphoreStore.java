@@ -12,10 +12,12 @@ import java.util.concurrent.CompletionStage;
  */
 final class RedisSemaphoreStore implements SemaphoreStore {
   private final RedisCommandConnection redis;
+  private final RedisGrants grants;
   private final RedisKeys keys;
 
-  RedisSemaphoreStore(RedisCommandConnection redis, RedisKeys keys) {
+  RedisSemaphoreStore(RedisCommandConnection redis, RedisGrants grants, RedisKeys keys) {
     this.redis = redis;
+    this.grants = grants;
     this.keys = keys;
   }
 
@@ -32,21 +34,26 @@ final class RedisSemaphoreStore implements SemaphoreStore {
   public CompletionStage<Void> addPermits(String name, int delta) {
     String[] scriptKeys = {keys.semaphore(name), keys.wakeups(ResourceType.SEMAPHORE, name)};
     return redis
-        .<Long>execute(
-            commands ->
-                RedisScript.SEMAPHORE_ADD.run(
-                    commands, ScriptOutputType.INTEGER, scriptKeys, Integer.toString(delta)))
+        .<Long>run(
+            RedisScript.SEMAPHORE_ADD,
+            ScriptOutputType.INTEGER,
+            scriptKeys,
+            Integer.toString(delta))
         .thenApply(done -> null);
   }
 
   @Override
   public CompletionStage<Boolean> tryAcquire(String name, int permits) {
     String[] scriptKeys = {keys.semaphore(name)};
-    return redis
-        .<Long>execute(
-            commands ->
-                RedisScript.SEMAPHORE_ACQUIRE.run(
-                    commands, ScriptOutputType.INTEGER, scriptKeys, Integer.toString(permits)))
+    return grants
+        .<Long>run(
+            () -> "semaphore '" + name + "'",
+            taken -> taken == 1,
+            taken -> addPermits(name, permits),
+            RedisScript.SEMAPHORE_ACQUIRE,
+            ScriptOutputType.INTEGER,
+            scriptKeys,
+            Integer.toString(permits))
         .thenApply(taken -> taken == 1);
   }
 

@@ -3,8 +3,10 @@ package io.latchkey.redis;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.Wakeup;
 import io.latchkey.spi.WakeupBus;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +27,13 @@ import org.slf4j.LoggerFactory;
  * {@code all}.
  *
  * <p>One pub/sub connection serves every channel of the backend; Lettuce re-subscribes after it
- * reconnects. A message lost meanwhile is covered by the engine's bounded re-check.
+ * reconnects. A message lost meanwhile is covered by the engine's bounded re-check. On a Redis
+ * Cluster of version 7 or later the channels are shard channels (SSUBSCRIBE; the scripts SPUBLISH),
+ * so that a wake-up travels only within the shard of its resource instead of over the whole cluster
+ * bus; Lettuce sends each SSUBSCRIBE to the master of the channel's slot. After a fail-over the
+ * subscription stays on the demoted master, which as a replica still receives the shard's messages.
+ * When a resharding moves the slot to another shard, its old master ends the subscription (an
+ * SUNSUBSCRIBE we did not ask for), and the channel is subscribed again where the slot now lives.
  *
  * <p>The engine subscribes while it has waiters on a resource and unsubscribes when the last one
  * leaves, which under contention is every few milliseconds. So a channel without listeners lingers
@@ -41,20 +49,24 @@ final class RedisWakeups implements WakeupBus {
   private static final Duration LINGER = Duration.ofSeconds(5);
 
   private final StatefulRedisPubSubConnection<String, String> connection;
+  private final boolean sharded;
   private final RedisKeys keys;
   private final ScheduledExecutorService subscriber;
   private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
   /**
    * @param connection the pub/sub connection
+   * @param sharded whether to subscribe to shard channels (SSUBSCRIBE)
    * @param keys the key layout
    * @param subscriber a single thread that issues SUBSCRIBE and UNSUBSCRIBE in order
    */
   RedisWakeups(
       StatefulRedisPubSubConnection<String, String> connection,
+      boolean sharded,
       RedisKeys keys,
       ScheduledExecutorService subscriber) {
     this.connection = connection;
+    this.sharded = sharded;
     this.keys = keys;
     this.subscriber = subscriber;
     connection.addListener(
@@ -62,6 +74,16 @@ final class RedisWakeups implements WakeupBus {
           @Override
           public void message(String channel, String message) {
             deliver(channel, message);
+          }
+
+          @Override
+          public void smessage(String channel, String message) {
+            deliver(channel, message);
+          }
+
+          @Override
+          public void sunsubscribed(String channel, long count) {
+            resubscribeIfUsed(channel);
           }
         });
   }
@@ -78,9 +100,7 @@ final class RedisWakeups implements WakeupBus {
         channels.put(channelName, created);
         subscriber.execute(
             () ->
-                connection
-                    .async()
-                    .subscribe(channelName)
+                subscribeCommand(channelName)
                     .whenComplete(
                         (ok, failure) -> {
                           if (failure == null) {
@@ -127,14 +147,42 @@ final class RedisWakeups implements WakeupBus {
   private synchronized void unsubscribeIfUnused(String channelName, Channel channel) {
     channel.unsubscribeScheduled = false;
     if (channel.listeners.isEmpty() && channels.remove(channelName, channel)) {
-      connection
-          .async()
-          .unsubscribe(channelName)
+      RedisPubSubAsyncCommands<String, String> commands = connection.async();
+      (sharded ? commands.sunsubscribe(channelName) : commands.unsubscribe(channelName))
           .exceptionally(
               failure -> {
                 LOG.debug("could not unsubscribe from {}: {}", channelName, failure.toString());
                 return null;
               });
+    }
+  }
+
+  private RedisFuture<Void> subscribeCommand(String channelName) {
+    RedisPubSubAsyncCommands<String, String> commands = connection.async();
+    return sharded ? commands.ssubscribe(channelName) : commands.subscribe(channelName);
+  }
+
+  /**
+   * A shard channel that is still in the table was unsubscribed by the server, not by us (we remove
+   * a channel from the table before unsubscribing it): its slot moved. Subscribes it again, on the
+   * subscriber thread so that it stays in order with our own SSUBSCRIBE and SUNSUBSCRIBE.
+   */
+  private void resubscribeIfUsed(String channelName) {
+    try {
+      subscriber.execute(
+          () -> {
+            if (channels.containsKey(channelName)) {
+              subscribeCommand(channelName)
+                  .exceptionally(
+                      failure -> {
+                        LOG.debug(
+                            "could not subscribe again to {}: {}", channelName, failure.toString());
+                        return null;
+                      });
+            }
+          });
+    } catch (RejectedExecutionException closed) {
+      // The backend is closed, and its pub/sub connection with it.
     }
   }
 

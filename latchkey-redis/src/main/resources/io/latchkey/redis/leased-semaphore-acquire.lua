@@ -18,7 +18,7 @@ else
     end
     return { 0, 0, 0, permits.earliest - now }
   end
-  permit = { expires = expires, token = redis.call('HINCRBY', KEYS[1], 'fence', 1) }
+  permit = { expires = expires, token = next_token(KEYS[1], 'fence') }
 end
 redis.call('HSET', KEYS[2], id, int(permit.expires) .. ':' .. int(permit.token))
 expire_at(KEYS[2], math.max(permits.latest, permit.expires), now)

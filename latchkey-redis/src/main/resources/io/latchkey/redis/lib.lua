@@ -1,9 +1,11 @@
 -- latchkey: functions shared by every script. RedisScript prepends this file to each script's own
--- text when it loads it, so each script stays one self-contained EVALSHA.
+-- text when it loads it, so each script stays one self-contained EVALSHA. In front of this file it
+-- puts one line that sets PUBLISH_COMMAND: 'SPUBLISH' where waiters subscribe to shard channels
+-- (Redis Cluster 7 and later), else 'PUBLISH'.
 --
 -- Record formats (all numbers are decimal integers; times are milliseconds of the Redis clock):
 --   lock holder     owner -> 'expiresAt:token:exclusiveHolds:sharedHolds:clientId'
---   fair queue      owner -> 'arrival:deadline' (arrival orders the queue; deadline drops it)
+--   wait queue      owner scored by arrival, and owner scored by deadline (two sorted sets)
 --   leased permit   permit id -> 'expiresAt:token'
 -- Every record starts with its deadline, so the renewal script treats holders and permits alike.
 
@@ -12,8 +14,44 @@ local function now_millis()
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
+local function now_micros()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+
+-- Numbers go to Redis through this: Lua would print large ones in exponent notation.
 local function int(number)
   return string.format('%d', number)
+end
+
+-- The next fencing token from a counter (a string key, or a hash field when a field is given):
+-- one more than the last token, and at least the Redis clock in microseconds, so that tokens keep
+-- growing when the counter is lost (a restart without persistence, a fail-over with lag) as long
+-- as the clock does not go back (docs/adr/0002-redis-fencing-tokens.md). Exact in Lua's doubles
+-- until the year 2255.
+local function next_token(key, field)
+  local last
+  if field == nil then
+    last = redis.call('GET', key)
+  else
+    last = redis.call('HGET', key, field)
+  end
+  local token = math.max((tonumber(last) or 0) + 1, now_micros())
+  if field == nil then
+    redis.call('SET', key, int(token))
+  else
+    redis.call('HSET', key, field, int(token))
+  end
+  return token
+end
+
+-- A wake-up: '<slots>' or '<slots> <owner>', where slots is a count or 'all'.
+local function publish(channel, slots, owner)
+  if owner == nil then
+    redis.call(PUBLISH_COMMAND, channel, slots)
+  else
+    redis.call(PUBLISH_COMMAND, channel, slots .. ' ' .. owner)
+  end
 end
 
 -- Makes a key live until the latest deadline of its records, so that an abandoned record
@@ -60,42 +98,77 @@ local function latest_expiry(holders)
   return latest
 end
 
--- The live entries of a fair queue; entries past their deadline are deleted on the way.
-local function read_queue(key, now)
-  local fields = redis.call('HGETALL', key)
-  local queue = { entries = {}, size = 0, last_arrival = 0, latest = 0 }
-  for i = 1, #fields, 2 do
-    local arrival, deadline = string.match(fields[i + 1], '^(%d+):(%d+)$')
-    arrival = tonumber(arrival)
-    deadline = tonumber(deadline)
-    if deadline <= now then
-      redis.call('HDEL', key, fields[i])
-    else
-      queue.entries[fields[i]] = { arrival = arrival, deadline = deadline }
-      queue.size = queue.size + 1
-      queue.last_arrival = math.max(queue.last_arrival, arrival)
-      queue.latest = math.max(queue.latest, deadline)
+-- The wait queue of a lock is two sorted sets with the same members, the waiting owners: the
+-- queue, scored by arrival (its order), and the deadlines, scored by the deadline of each place.
+-- The deadlines make dropping dead waiters cheap; the arrival numbers only grow while the queue
+-- lives, so a waiter that renews its place keeps it.
+
+-- Deletes the places past their deadline.
+local function purge_queue(queue, deadlines, now)
+  local expired = redis.call('ZRANGEBYSCORE', deadlines, '-inf', int(now))
+  if #expired > 0 then
+    -- In slices: unpack() of a very long list would overflow Lua's stack.
+    for first = 1, #expired, 1000 do
+      redis.call('ZREM', queue, unpack(expired, first, math.min(first + 999, #expired)))
     end
+    redis.call('ZREMRANGEBYSCORE', deadlines, '-inf', int(now))
   end
-  return queue
 end
 
--- The owner that arrived first, or nil for an empty queue.
+-- The owner that arrived first, or nil for an empty queue (purge it first).
 local function queue_head(queue)
-  local head, first = nil, nil
-  for owner, entry in pairs(queue.entries) do
-    if first == nil or entry.arrival < first then
-      head, first = owner, entry.arrival
-    end
-  end
-  return head
+  return redis.call('ZRANGE', queue, 0, 0)[1]
 end
 
-local function leave_queue(key, queue, owner)
-  if queue.entries[owner] ~= nil then
-    queue.entries[owner] = nil
-    queue.size = queue.size - 1
-    redis.call('HDEL', key, owner)
+local function is_queued(queue, owner)
+  return redis.call('ZSCORE', queue, owner) ~= false
+end
+
+-- Enters an owner at the tail of the queue, or keeps its place; either way its place lasts until
+-- the deadline. Both sets live until the latest deadline.
+local function enqueue(queue, deadlines, owner, deadline, now)
+  if not is_queued(queue, owner) then
+    local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')[2]
+    redis.call('ZADD', queue, last and int(tonumber(last) + 1) or '1', owner)
+  end
+  redis.call('ZADD', deadlines, int(deadline), owner)
+  local latest = tonumber(redis.call('ZRANGE', deadlines, -1, -1, 'WITHSCORES')[2])
+  redis.call('PEXPIRE', queue, int(latest - now))
+  redis.call('PEXPIRE', deadlines, int(latest - now))
+end
+
+-- Removes an owner from the queue; returns whether it held a live place.
+local function dequeue(queue, deadlines, owner, now)
+  local deadline = tonumber(redis.call('ZSCORE', deadlines, owner))
+  if deadline == nil then
+    return false
+  end
+  redis.call('ZREM', queue, owner)
+  redis.call('ZREM', deadlines, owner)
+  return deadline > now
+end
+
+local function exclusive_held(holders)
+  for _, holder in pairs(holders) do
+    if holder.exclusive > 0 then
+      return true
+    end
+  end
+  return false
+end
+
+-- After an owner's last hold of a mode was released (exclusive: of the exclusive mode), or a holder
+-- was evicted (exclusive: it held the lock exclusively): if nobody holds the lock exclusively any
+-- more, and after a shared hold nobody at all, the head of the wait queue may enter. Wakes it, and
+-- only it; with an empty queue nobody waits.
+local function wake_queue_head(queue, deadlines, channel, holders, exclusive, now)
+  if exclusive_held(holders) or (not exclusive and next(holders) ~= nil) then
+    return
+  end
+  purge_queue(queue, deadlines, now)
+  local head = queue_head(queue)
+  if head ~= nil then
+    publish(channel, '1', head)
   end
 end
 
@@ -119,13 +192,3 @@ local function read_permits(key, now)
   end
   return permits
 end
-
--- A wake-up: '<slots>' or '<slots> <owner>', where slots is a count or 'all'.
-local function publish(channel, slots, owner)
-  if owner == nil then
-    redis.call('PUBLISH', channel, slots)
-  else
-    redis.call('PUBLISH', channel, slots .. ' ' .. owner)
-  end
-end
-

@@ -1,11 +1,13 @@
--- One acquire attempt on a lock (the grant rules of io.latchkey.spi.LockRequest).
--- KEYS[1] holders, KEYS[2] fencing counter, KEYS[3] fair queue
+-- One acquire attempt on a lock (the grant and queue rules of io.latchkey.spi.LockRequest).
+-- KEYS[1] holders, KEYS[2] fencing counter, KEYS[3] wait queue, KEYS[4] queue deadlines,
+-- KEYS[5] wake-up channel
 -- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared), ARGV[3] lease ms, ARGV[4] '1' if fair,
--- ARGV[5] queue keep-alive ms, ARGV[6] client id
+-- ARGV[5] queue keep-alive ms (0: do not queue), ARGV[6] client id
 -- Returns {status, token, holds, retryAfterMillis}; status 1 granted, 0 busy, 2 upgrade refused.
 local owner = ARGV[1]
 local exclusive = ARGV[2] == 'x'
 local fair = ARGV[4] == '1'
+local keep_alive = tonumber(ARGV[5])
 local now = now_millis()
 local holders = read_holders(KEYS[1], now)
 local me = holders[owner]
@@ -23,34 +25,25 @@ for id, holder in pairs(holders) do
   end
 end
 
-local queue = nil
-if fair then
-  queue = read_queue(KEYS[3], now)
-end
 local behind_others = false
 if fair and me == nil and not blocked then
-  local head = queue_head(queue)
+  purge_queue(KEYS[3], KEYS[4], now)
+  local head = queue_head(KEYS[3])
   behind_others = head ~= nil and head ~= owner
 end
 
 if blocked or behind_others then
-  if fair then
+  if keep_alive > 0 then
     -- A waiter already queued keeps its place; only its deadline moves.
-    local entry = queue.entries[owner]
-    local arrival = entry and entry.arrival or queue.last_arrival + 1
-    local deadline = now + tonumber(ARGV[5])
-    redis.call('HSET', KEYS[3], owner, int(arrival) .. ':' .. int(deadline))
-    expire_at(KEYS[3], math.max(queue.latest, deadline), now)
+    purge_queue(KEYS[3], KEYS[4], now)
+    enqueue(KEYS[3], KEYS[4], owner, now + keep_alive, now)
   end
-  if blocked then
-    return { 0, 0, 0, obstacle_ends }
-  end
-  return { 0, 0, 0, -1 }
+  return { 0, 0, 0, obstacle_ends }
 end
 
-redis.call('HDEL', KEYS[3], owner)
+local was_queued = dequeue(KEYS[3], KEYS[4], owner, now)
 if me == nil then
-  me = { expires = 0, token = redis.call('INCR', KEYS[2]), exclusive = 0, shared = 0, client = ARGV[6] }
+  me = { expires = 0, token = next_token(KEYS[2]), exclusive = 0, shared = 0, client = ARGV[6] }
   holders[owner] = me
 end
 local holds
@@ -65,4 +58,12 @@ end
 me.expires = math.max(me.expires, now + tonumber(ARGV[3]))
 write_holder(KEYS[1], owner, me)
 expire_at(KEYS[1], latest_expiry(holders), now)
+if not exclusive and was_queued then
+  -- The next waiter may be a reader that can enter beside this one.
+  purge_queue(KEYS[3], KEYS[4], now)
+  local next_waiter = queue_head(KEYS[3])
+  if next_waiter ~= nil then
+    publish(KEYS[5], '1', next_waiter)
+  end
+end
 return { 1, me.token, holds, -1 }

@@ -1,6 +1,6 @@
 -- Removes every holder of a lock and wakes all waiters (io.latchkey.spi.LockStore#forceRelease).
--- The fair queue keeps its live entries.
--- KEYS[1] holders, KEYS[2] fair queue, KEYS[3] wake-up channel
+-- The wait queue keeps its live places.
+-- KEYS[1] holders, KEYS[2] wait queue, KEYS[3] wake-up channel
 -- Returns 1 if anyone held the lock, else 0.
 if redis.call('EXISTS', KEYS[1], KEYS[2]) == 0 then
   return 0

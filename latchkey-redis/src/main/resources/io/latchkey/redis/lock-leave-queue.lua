@@ -1,20 +1,20 @@
--- A fair waiter gives up: leaves the queue, and if it was at the head of the queue of a free lock,
--- wakes the next one (io.latchkey.spi.LockStore#leaveQueue).
--- KEYS[1] holders, KEYS[2] fair queue, KEYS[3] wake-up channel
+-- A waiter gives up: leaves the wait queue and, if it was the head and nobody holds the lock
+-- exclusively, wakes the next head (io.latchkey.spi.LockStore#leaveQueue).
+-- KEYS[1] holders, KEYS[2] wait queue, KEYS[3] queue deadlines, KEYS[4] wake-up channel
 -- ARGV[1] owner
 -- Returns 1 if the owner was queued, else 0.
 local owner = ARGV[1]
 local now = now_millis()
-local queue = read_queue(KEYS[2], now)
-if queue.entries[owner] == nil then
+purge_queue(KEYS[2], KEYS[3], now)
+if not is_queued(KEYS[2], owner) then
   return 0
 end
-local was_head = queue_head(queue) == owner
-leave_queue(KEYS[2], queue, owner)
+local was_head = queue_head(KEYS[2]) == owner
+dequeue(KEYS[2], KEYS[3], owner, now)
 if was_head then
-  local head = queue_head(queue)
-  if head ~= nil and next(read_holders(KEYS[1], now)) == nil then
-    publish(KEYS[3], '1', head)
+  local head = queue_head(KEYS[2])
+  if head ~= nil and not exclusive_held(read_holders(KEYS[1], now)) then
+    publish(KEYS[4], '1', head)
   end
 end
 return 1

@@ -1,6 +1,6 @@
--- Removes one hold and, when the lock becomes acquirable for others, wakes waiters
--- (io.latchkey.spi.LockStore#release).
--- KEYS[1] holders, KEYS[2] fair queue, KEYS[3] wake-up channel
+-- Removes one hold and, when the lock becomes acquirable for others, wakes the head of the wait
+-- queue (io.latchkey.spi.LockStore#release).
+-- KEYS[1] holders, KEYS[2] wait queue, KEYS[3] queue deadlines, KEYS[4] wake-up channel
 -- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared)
 -- Returns {wasHeld (1 or 0), remaining holds in that mode}.
 local owner = ARGV[1]
@@ -36,16 +36,6 @@ else
 end
 
 if remaining == 0 then
-  local exclusive_left = false
-  for _, holder in pairs(holders) do
-    if holder.exclusive > 0 then
-      exclusive_left = true
-    end
-  end
-  -- After the last exclusive hold the next waiter may enter; after a shared hold, only once
-  -- nobody holds the lock at all.
-  if not exclusive_left and (exclusive or next(holders) == nil) then
-    publish(KEYS[3], '1', queue_head(read_queue(KEYS[2], now)))
-  end
+  wake_queue_head(KEYS[2], KEYS[3], KEYS[4], holders, exclusive, now)
 end
 return { 1, remaining }

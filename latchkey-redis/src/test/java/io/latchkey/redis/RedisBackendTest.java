@@ -6,17 +6,18 @@ import static org.awaitility.Awaitility.await;
 
 import io.latchkey.BackendTimeoutException;
 import io.latchkey.BackendUnavailableException;
+import io.latchkey.ClientInfo;
 import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
+import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockInfo;
 import io.latchkey.servers.RedisTestServer;
-import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.ResourceType;
-import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
@@ -48,8 +50,12 @@ class RedisBackendTest {
           "cmdstat_hgetall",
           "cmdstat_hset",
           "cmdstat_hdel",
-          "cmdstat_incr",
+          "cmdstat_get",
+          "cmdstat_set",
           "cmdstat_pexpire",
+          "cmdstat_zscore",
+          "cmdstat_zrange",
+          "cmdstat_zrangebyscore",
           "cmdstat_publish");
 
   private final List<AutoCloseable> opened = new ArrayList<>();
@@ -213,7 +219,10 @@ class RedisBackendTest {
     String name = "wakeup/" + System.nanoTime();
     RedisKeys keys = new RedisKeys(RedisConnectionSettings.DEFAULT_PREFIX);
     Latchkey holder = connect(redis().uri(), o -> o.leaseTime(Duration.ofMinutes(1)));
-    Latchkey waiter = connect(redis().uri(), o -> o.recheckInterval(Duration.ofSeconds(30)));
+    Latchkey waiter =
+        connect(
+            redis().uri(),
+            o -> o.recheckInterval(Duration.ofSeconds(30)).queueKeepAlive(Duration.ofSeconds(90)));
     Lease held = holder.lock(name).acquire(Duration.ZERO);
 
     CompletableFuture<Lease> waiting =
@@ -247,6 +256,44 @@ class RedisBackendTest {
     assertThat(lease.isValid()).isFalse();
     assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
     assertThat(connect(server.uri()).lock("restart").tryLock()).isTrue();
+  }
+
+  @Test
+  void fencingTokensKeepGrowingWhenARestartLosesTheCounters() throws InterruptedException {
+    RedisTestServer server = startServer(RedisTestServer.builder());
+    Latchkey client = connect(server.uri());
+    DistributedLock lock = client.lock("fence-restart");
+    LeasedSemaphore permits = client.leasedSemaphore("fence-restart");
+    long lockToken;
+    long permitToken;
+    try (Lease lease = lock.acquire(Duration.ZERO)) {
+      lockToken = lease.fencingToken();
+    }
+    assertThat(permits.trySetPermits(1)).isTrue();
+    try (Lease permit = permits.acquire(Duration.ZERO)) {
+      permitToken = permit.fencingToken();
+    }
+
+    server.restart(); // without persistence: every counter is gone
+
+    assertThat(exists(server, new RedisKeys("latchkey:").lockFence("fence-restart"))).isZero();
+    AtomicLong tokenAfterRestart = new AtomicLong();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInSameThread()
+        .ignoreExceptions()
+        .until(
+            () -> {
+              try (Lease lease = lock.acquire(Duration.ZERO)) {
+                tokenAfterRestart.set(lease.fencingToken());
+              }
+              return true;
+            });
+    assertThat(tokenAfterRestart).hasValueGreaterThan(lockToken);
+    assertThat(permits.trySetPermits(1)).isTrue();
+    try (Lease permit = permits.acquire(Duration.ZERO)) {
+      assertThat(permit.fencingToken()).isGreaterThan(permitToken);
+    }
   }
 
   @Test
@@ -290,38 +337,38 @@ class RedisBackendTest {
   @Test
   void presenceRecordsTellLiveClientsFromGoneOnes() throws Exception {
     Latchkey client = connect(redis().uri());
+    Latchkey monitor = connect(redis().uri());
     String name = "presence/" + System.nanoTime();
     client.lock(name).lock();
-    RedisBackend monitor =
-        RedisBackend.open(
-            URI.create(redis().uri()),
-            new BackendContext("monitor", Duration.ofSeconds(1), Duration.ofSeconds(2)));
-    opened.add(monitor);
+    RedisKeys keys = new RedisKeys(RedisConnectionSettings.DEFAULT_PREFIX);
 
     await()
         .atMost(Duration.ofSeconds(5))
         .until(
             () ->
-                monitor.liveClients().toCompletableFuture().get().stream()
-                    .anyMatch(p -> p.clientId().equals(client.clientId())));
-    List<ClientPresence> live = monitor.liveClients().toCompletableFuture().get();
-    String holderClient = client.admin().inspect(name).orElseThrow().holders().get(0).clientId();
+                monitor.admin().clients().stream()
+                    .anyMatch(c -> c.clientId().equals(client.clientId())));
+    String holderClient = monitor.admin().inspect(name).orElseThrow().holders().get(0).clientId();
 
     assertThat(holderClient).isEqualTo(client.clientId());
-    assertThat(live)
-        .filteredOn(p -> p.clientId().equals(client.clientId()))
+    assertThat(monitor.admin().clients())
+        .filteredOn(c -> c.clientId().equals(client.clientId()))
         .singleElement()
         .satisfies(
-            p -> {
-              assertThat(p.pid()).isEqualTo(ProcessHandle.current().pid());
-              assertThat(p.host()).isNotBlank();
-              assertThat(p.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(2667));
+            c -> {
+              assertThat(c.pid()).isEqualTo(ProcessHandle.current().pid());
+              assertThat(c.host()).isNotBlank();
+              assertThat(c.startedAt()).isBeforeOrEqualTo(Instant.now());
             });
+    // A lease and a third: the record outlives one missed refresh, not a dead client.
+    assertThat((Long) redis().command("PTTL", keys.presence(client.clientId())))
+        .isPositive()
+        .isLessThanOrEqualTo(2667);
 
     client.close();
 
-    assertThat(monitor.liveClients().toCompletableFuture().get())
-        .extracting(ClientPresence::clientId)
+    assertThat(monitor.admin().clients())
+        .extracting(ClientInfo::clientId)
         .doesNotContain(client.clientId());
   }
 

@@ -8,6 +8,7 @@ import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslVerifyMode;
 import java.net.URI;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -85,6 +86,49 @@ class RedisConnectionSettingsTest {
   }
 
   @Test
+  void clusterSeedsShareCredentialsAndOptions() {
+    String uri = "redis-cluster://:pw@h1:7000,h2,h3:7002/?prefix=orders:&clientName=web-1";
+    RedisConnectionSettings settings = parse(uri);
+
+    assertThat(settings.topology()).isEqualTo(RedisConnectionSettings.Topology.CLUSTER);
+    assertThat(settings.redisUris())
+        .extracting(RedisURI::getHost, RedisURI::getPort, RedisURI::getClientName)
+        .containsExactly(
+            tuple("h1", 7000, "web-1"), tuple("h2", 6379, "web-1"), tuple("h3", 7002, "web-1"));
+    assertThat(settings.redisUris())
+        .allSatisfy(
+            seed ->
+                assertThat(seed.getCredentialsProvider().resolveCredentials().block())
+                    .satisfies(c -> assertThat(new String(c.getPassword())).isEqualTo("pw")));
+    assertThat(settings.keyPrefix()).isEqualTo("orders:");
+    assertThat(settings.description())
+        .isEqualTo("redis-cluster://h1:7000,h2,h3:7002?prefix=orders:");
+    assertThat(parse("rediss-cluster://h1?verifyPeer=none").redisUris())
+        .singleElement()
+        .satisfies(
+            seed -> {
+              assertThat(seed.isSsl()).isTrue();
+              assertThat(seed.getVerifyMode()).isEqualTo(SslVerifyMode.NONE);
+            });
+  }
+
+  @Test
+  void waitingForReplicasIsOffUnlessAsked() {
+    assertThat(parse("redis://h").replicaWait().enabled()).isFalse();
+    assertThat(parse("redis://h?waitReplicas=0").replicaWait().enabled()).isFalse();
+
+    RedisConnectionSettings settings = parse("redis://h?waitReplicas=2&waitTimeout=250ms");
+    assertThat(settings.replicaWait()).isEqualTo(new ReplicaWait(2, Duration.ofMillis(250)));
+    assertThat(settings.description()).isEqualTo("redis://h?waitReplicas=2&waitTimeout=250ms");
+    assertThat(parse("redis://h?waitReplicas=1").replicaWait().timeout())
+        .isEqualTo(Duration.ofMillis(100));
+    assertThat(parse("redis://h?waitReplicas=1&waitTimeout=2s").replicaWait().timeout())
+        .isEqualTo(Duration.ofSeconds(2));
+    assertThat(parse("redis://h?waitReplicas=1&waitTimeout=300").replicaWait().timeout())
+        .isEqualTo(Duration.ofMillis(300));
+  }
+
+  @Test
   void ipv6InBrackets() {
     RedisURI redis = parse("redis://[::1]:7000").redisUri();
     assertThat(redis.getHost()).isEqualTo("::1");
@@ -113,6 +157,14 @@ class RedisConnectionSettingsTest {
         "redis://h?verifyPeer=full | needs TLS",
         "rediss://h?verifyPeer=maybe | full, ca or none",
         "redis://user:@h | has no password",
+        "redis-cluster://h1,h2/3 | a cluster has only database 0",
+        "redis-cluster://h1,h2#mymaster | only sentinel URIs",
+        "redis-cluster://h1?verifyPeer=ca | needs TLS",
+        "redis://h?waitTimeout=1s | waitTimeout needs waitReplicas",
+        "redis://h?waitReplicas=two | waitReplicas must be a number of replicas",
+        "redis://h?waitReplicas=1&waitTimeout=0ms | above 0 and at most 1 minute",
+        "redis://h?waitReplicas=1&waitTimeout=2m | must be like 100ms or 2s",
+        "redis://h?waitReplicas=1&waitTimeout=61s | above 0 and at most 1 minute",
       })
   void badUrisSayWhatIsWrong(String uri, String problem) {
     assertThatThrownBy(() -> parse(uri))

@@ -1,14 +1,8 @@
 package io.latchkey.redis;
 
-import io.latchkey.Feature;
 import io.latchkey.servers.RedisTestServer;
-import io.latchkey.spi.BackendFactory;
 import io.latchkey.testkit.BackendFixture;
 import io.latchkey.testkit.ConformanceKit;
-import java.net.URI;
-import java.util.EnumSet;
-import java.util.Optional;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,27 +31,7 @@ class RedisStandaloneConformanceTest extends ConformanceKit {
   }
 
   private static final BackendFixture REDIS =
-      new BackendFixture() {
-        @Override
-        public String name() {
-          return "redis-standalone";
-        }
-
-        @Override
-        public BackendFactory backend() {
-          return context -> RedisBackend.open(URI.create(serverUri()), context);
-        }
-
-        @Override
-        public Set<Feature> features() {
-          return EnumSet.allOf(Feature.class);
-        }
-
-        @Override
-        public Optional<String> uri() {
-          return Optional.of(serverUri());
-        }
-      };
+      RedisFixtures.of("redis-standalone", RedisStandaloneConformanceTest::serverUri);
 
   @Override
   protected BackendFixture fixture() {

@@ -1,0 +1,117 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.Latchkey;
+import io.latchkey.LatchkeyOptions;
+import io.latchkey.servers.RedisTestServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Redis commands per acquire+release cycle when many waiters contend for one lock, counted by the
+ * server (INFO commandstats), not timed: a release wakes only the head of the wait queue, so the
+ * count must not grow with the number of waiters.
+ */
+class RedisContentionCommandsTest {
+  private static final int CYCLES_PER_THREAD = 150;
+
+  private static @Nullable RedisTestServer server;
+
+  @BeforeAll
+  static void startRedis() {
+    server = RedisTestServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private static RedisTestServer redis() {
+    if (server == null) {
+      throw new IllegalStateException("redis-server has not been started");
+    }
+    return server;
+  }
+
+  @ParameterizedTest(name = "{0} clients x {1} threads")
+  @CsvSource({"8, 1", "4, 4", "1, 8", "8, 4"})
+  void contendedCyclesCostAtMostFourScriptCallsEach(int clients, int threadsPerClient)
+      throws Exception {
+    String name = "contended/" + clients + "x" + threadsPerClient;
+    // Long leases keep the watchdog and the presence refresh out of the count.
+    LatchkeyOptions options =
+        LatchkeyOptions.builder()
+            .leaseTime(Duration.ofMinutes(1))
+            .renewInterval(Duration.ofSeconds(20))
+            .closeOnShutdown(false)
+            .build();
+    List<Latchkey> opened = new ArrayList<>();
+    ExecutorService threads = Executors.newFixedThreadPool(clients * threadsPerClient);
+    try {
+      List<DistributedLock> locks = new ArrayList<>();
+      for (int i = 0; i < clients; i++) {
+        Latchkey client = Latchkey.connect(redis().uri(), options);
+        opened.add(client);
+        DistributedLock lock = client.lock(name);
+        lock.lock();
+        lock.unlock();
+        locks.add(lock);
+      }
+      redis().command("CONFIG", "RESETSTAT");
+
+      List<CompletableFuture<Void>> done = new ArrayList<>();
+      for (DistributedLock lock : locks) {
+        for (int t = 0; t < threadsPerClient; t++) {
+          done.add(
+              CompletableFuture.runAsync(
+                  () -> {
+                    for (int cycle = 0; cycle < CYCLES_PER_THREAD; cycle++) {
+                      lock.lock();
+                      lock.unlock();
+                    }
+                  },
+                  threads));
+        }
+      }
+      CompletableFuture.allOf(done.toArray(CompletableFuture<?>[]::new)).get(2, TimeUnit.MINUTES);
+
+      Map<String, String> stats = redis().info("commandstats");
+      long cycles = (long) CYCLES_PER_THREAD * clients * threadsPerClient;
+      double scripts =
+          (calls(stats, "cmdstat_evalsha") + calls(stats, "cmdstat_eval")) / (double) cycles;
+      System.out.printf(
+          "%d clients x %d threads: %.2f script calls per acquire+release%n",
+          clients, threadsPerClient, scripts);
+      assertThat(scripts).as("script calls per cycle").isLessThanOrEqualTo(4.5);
+    } finally {
+      threads.shutdownNow();
+      for (Latchkey client : opened) {
+        client.close();
+      }
+    }
+  }
+
+  private static long calls(Map<String, String> stats, String command) {
+    String entry = stats.get(command);
+    if (entry == null) {
+      return 0;
+    }
+    return Long.parseLong(entry.substring("calls=".length(), entry.indexOf(',')));
+  }
+}

@@ -1,0 +1,30 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class RedisVersionTest {
+  @Test
+  void readsTheVersionLineOfInfoServer() {
+    RedisVersion version =
+        RedisVersion.ofInfo("# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\n");
+
+    assertThat(version).isEqualTo(new RedisVersion(7, 0));
+    assertThat(version.isAtLeast(7, 0)).isTrue();
+    assertThat(version.isAtLeast(6, 2)).isTrue();
+    assertThat(version.isAtLeast(7, 2)).isFalse();
+    assertThat(RedisVersion.ofInfo("redis_version:6.2.14\n").isAtLeast(7, 0)).isFalse();
+  }
+
+  @Test
+  void refusesInfoWithoutAVersion() {
+    assertThatThrownBy(() -> RedisVersion.ofInfo("# Server\r\n"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("no redis_version");
+    assertThatThrownBy(() -> RedisVersion.ofInfo("redis_version:seven\r\n"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("unreadable");
+  }
+}
