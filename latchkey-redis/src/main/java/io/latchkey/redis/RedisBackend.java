@@ -23,7 +23,10 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -38,6 +41,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLException;
 
 /**
  * The latchkey backend on Redis (standalone, Sentinel or Cluster), over Lettuce. It has every
@@ -173,9 +177,9 @@ public final class RedisBackend implements LatchkeyBackend {
         redis = RedisCommandConnection.cluster(commandClient);
         pubSub = pubSubClient.connectPubSub(StringCodec.UTF8);
       } else {
-        RedisClient commandClient = client(resources, context, lettuceTimeout, false);
+        RedisClient commandClient = client(resources, settings, context, lettuceTimeout, false);
         clients.add(commandClient);
-        RedisClient pubSubClient = client(resources, context, lettuceTimeout, true);
+        RedisClient pubSubClient = client(resources, settings, context, lettuceTimeout, true);
         clients.add(pubSubClient);
         redis = RedisCommandConnection.standalone(commandClient, settings.redisUri());
         pubSub = pubSubClient.connectPubSub(StringCodec.UTF8, settings.redisUri());
@@ -188,16 +192,22 @@ public final class RedisBackend implements LatchkeyBackend {
       clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
       SharedClientResources.release();
       throw new BackendUnavailableException(
-          "cannot connect to " + settings.description() + ": " + causes(e), e);
+          "cannot connect to " + settings.description() + ": " + causes(e) + tlsHint(settings, e),
+          e);
     }
   }
 
   private static RedisClient client(
-      ClientResources resources, BackendContext context, Duration timeout, boolean reconnect) {
+      ClientResources resources,
+      RedisConnectionSettings settings,
+      BackendContext context,
+      Duration timeout,
+      boolean reconnect) {
     RedisClient client = RedisClient.create(resources);
     client.setOptions(
         ClientOptions.builder()
             .autoReconnect(reconnect)
+            .sslOptions(settings.sslOptions())
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             .socketOptions(socketOptions(context))
             .build());
@@ -219,6 +229,7 @@ public final class RedisBackend implements LatchkeyBackend {
     client.setOptions(
         ClusterClientOptions.builder()
             .autoReconnect(reconnect)
+            .sslOptions(settings.sslOptions())
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             .socketOptions(socketOptions(context))
             .topologyRefreshOptions(
@@ -237,9 +248,30 @@ public final class RedisBackend implements LatchkeyBackend {
   private static String causes(Throwable failure) {
     StringBuilder text = new StringBuilder(String.valueOf(failure.getMessage()));
     for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
-      text.append(": ").append(cause.getMessage());
+      String message = String.valueOf(cause.getMessage());
+      if (text.indexOf(message) < 0) {
+        text.append(": ").append(message);
+      }
     }
     return text.toString();
+  }
+
+  /** Says what to check when a connection failure looks like a TLS problem. */
+  private static String tlsHint(RedisConnectionSettings settings, Throwable failure) {
+    boolean tls = settings.redisUri().isSsl();
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (tls && cause instanceof SSLException) {
+        return " (TLS handshake failed: is the server's certificate trusted and for this host?"
+            + " Trust its CA with the URI option trustedCertificates=/path/to/ca.pem)";
+      }
+      if (!tls
+          && cause instanceof IOException
+          && !(cause instanceof ConnectException)
+          && !(cause instanceof UnknownHostException)) {
+        return " (if the server speaks TLS only, use rediss://)";
+      }
+    }
+    return "";
   }
 
   @Override

@@ -1,10 +1,18 @@
 package io.latchkey.redis;
 
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.SslVerifyMode;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,15 +41,25 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Options: {@code prefix} (of every key, default {@code latchkey:}; no braces), {@code
  * clientName} (shown by CLIENT LIST), {@code verifyPeer} ({@code full}, {@code ca} or {@code none};
- * TLS only), {@code waitReplicas} (replicas that must acknowledge each grant, default 0: do not
- * wait) and {@code waitTimeout} (how long to wait for them, e.g. {@code 100ms} or {@code 1s};
- * default 100 ms).
+ * TLS only), {@code trustedCertificates} (TLS only; see below), {@code waitReplicas} (replicas that
+ * must acknowledge each grant, default 0: do not wait) and {@code waitTimeout} (how long to wait
+ * for them, e.g. {@code 100ms} or {@code 1s}; default 100 ms).
+ *
+ * <p>TLS: by default the server's certificate must chain to a CA of the JVM's default trust store
+ * and, with {@code verifyPeer=full} (the default), name the host of the URI. {@code
+ * trustedCertificates=/path/to/ca.pem} names a file of PEM certificates (percent-encoded like any
+ * option value) that this backend trusts instead of the default trust store; nothing JVM-wide
+ * changes. The file must exist, be readable and hold at least one certificate when the URI is
+ * parsed; it is read again whenever a connection is made, so a renewed CA file takes effect on
+ * reconnection. {@code verifyPeer=none} skips verification altogether: for tests only.
  *
  * @param topology how the Redis deployment is organised
  * @param redisUris Lettuce's form of the URI, with the credentials: one URI for a server or a
  *     Sentinel deployment, one per seed node for a cluster
  * @param keyPrefix the prefix of every key
  * @param replicaWait how many replicas must acknowledge a grant
+ * @param sslOptions Lettuce's TLS options: the trusted certificates of {@code trustedCertificates},
+ *     else Lettuce's defaults (the JVM's trust store)
  * @param description the URI without credentials, for messages
  */
 record RedisConnectionSettings(
@@ -49,6 +67,7 @@ record RedisConnectionSettings(
     List<RedisURI> redisUris,
     String keyPrefix,
     ReplicaWait replicaWait,
+    SslOptions sslOptions,
     String description) {
   static final String DEFAULT_PREFIX = "latchkey:";
 
@@ -66,7 +85,13 @@ record RedisConnectionSettings(
           "rediss-cluster");
 
   private static final Set<String> OPTIONS =
-      Set.of("prefix", "clientName", "verifyPeer", "waitReplicas", "waitTimeout");
+      Set.of(
+          "prefix",
+          "clientName",
+          "verifyPeer",
+          "trustedCertificates",
+          "waitReplicas",
+          "waitTimeout");
   private static final int REDIS_PORT = 6379;
   private static final int SENTINEL_PORT = 26379;
   private static final Duration LONGEST_WAIT_TIMEOUT = Duration.ofMinutes(1);
@@ -150,6 +175,7 @@ record RedisConnectionSettings(
           redacted,
           "option verifyPeer needs TLS (rediss://, rediss-sentinel:// or rediss-cluster://)");
     }
+    SslOptions sslOptions = sslOptions(options.get("trustedCertificates"), tls, redacted);
     String clientName = options.get("clientName");
     if (clientName != null
         && (clientName.isEmpty() || clientName.chars().anyMatch(c -> c <= ' '))) {
@@ -201,7 +227,7 @@ record RedisConnectionSettings(
       description.append('#').append(masterName);
     }
     return new RedisConnectionSettings(
-        topology, List.copyOf(redisUris), prefix, replicaWait, description.toString());
+        topology, List.copyOf(redisUris), prefix, replicaWait, sslOptions, description.toString());
   }
 
   /** Completes a builder with what every node's URI shares: TLS, database, options, credentials. */
@@ -226,6 +252,52 @@ record RedisConnectionSettings(
       authenticate(builder, rawAuthority.substring(0, at), redacted);
     }
     return builder.build();
+  }
+
+  /**
+   * The TLS options for {@code trustedCertificates}: a readable file of at least one PEM
+   * certificate, which then replaces the JVM's trust store for this backend.
+   */
+  private static SslOptions sslOptions(@Nullable String trusted, boolean tls, String redacted) {
+    if (trusted == null) {
+      return SslOptions.create();
+    }
+    if (!tls) {
+      throw invalid(
+          redacted,
+          "option trustedCertificates needs TLS (rediss://, rediss-sentinel:// or"
+              + " rediss-cluster://)");
+    }
+    Path file;
+    try {
+      file = Path.of(trusted).toAbsolutePath();
+    } catch (InvalidPathException e) {
+      throw invalid(redacted, "option trustedCertificates is not a file path: '" + trusted + "'");
+    }
+    if (!Files.isRegularFile(file)) {
+      throw invalid(
+          redacted,
+          "option trustedCertificates names no file: '"
+              + file
+              + "' does not exist or is not a file");
+    }
+    if (!Files.isReadable(file)) {
+      throw invalid(redacted, "option trustedCertificates: '" + file + "' cannot be read");
+    }
+    try (InputStream in = Files.newInputStream(file)) {
+      if (CertificateFactory.getInstance("X.509").generateCertificates(in).isEmpty()) {
+        throw new CertificateException("no certificate in it");
+      }
+    } catch (IOException | CertificateException e) {
+      throw invalid(
+          redacted,
+          "option trustedCertificates: '"
+              + file
+              + "' does not hold PEM certificates ("
+              + e.getMessage()
+              + ")");
+    }
+    return SslOptions.builder().jdkSslProvider().trustManager(file.toFile()).build();
   }
 
   private static ReplicaWait replicaWait(Map<String, String> options, String redacted) {

@@ -7,9 +7,16 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslVerifyMode;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -160,6 +167,9 @@ class RedisConnectionSettingsTest {
         "redis-cluster://h1,h2/3 | a cluster has only database 0",
         "redis-cluster://h1,h2#mymaster | only sentinel URIs",
         "redis-cluster://h1?verifyPeer=ca | needs TLS",
+        "redis://h?trustedCertificates=/etc/ca.pem | trustedCertificates needs TLS",
+        "rediss://h?trustedCertificates=/no/such/dir/ca.pem | names no file",
+        "rediss://h?trustedCertificates=/ | names no file",
         "redis://h?waitTimeout=1s | waitTimeout needs waitReplicas",
         "redis://h?waitReplicas=two | waitReplicas must be a number of replicas",
         "redis://h?waitReplicas=1&waitTimeout=0ms | above 0 and at most 1 minute",
@@ -171,6 +181,71 @@ class RedisConnectionSettingsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(problem)
         .hasMessageStartingWith("invalid Redis URI");
+  }
+
+  /** A self-signed EC CA certificate (PEM), valid until 2126; its key is not kept. */
+  private static final String CA_PEM =
+      String.join(
+          "\n",
+          "-----BEGIN CERTIFICATE-----",
+          "MIIBlzCCAT2gAwIBAgIUJxs+BZ/k2sH5W9YCO4JYJBvmkTQwCgYIKoZIzj0EAwIw",
+          "IDEeMBwGA1UEAwwVbGF0Y2hrZXkgdW5pdC10ZXN0IENBMCAXDTI2MTEyMjAyMTE0",
+          "N1oYDzIxMjYxMDI5MDIxMTQ3WjAgMR4wHAYDVQQDDBVsYXRjaGtleSB1bml0LXRl",
+          "c3QgQ0EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASQe9YTNfD9mSC0syBWxLnX",
+          "Q9K9o7Fwn/cA+WHCMFhnd5R978YNKMs0wmGamQsnY+mIOk2H3DK2EwEjhvDgz7I0",
+          "o1MwUTAdBgNVHQ4EFgQUstmNLz+bQqCjaHTUJdc53RpzezEwHwYDVR0jBBgwFoAU",
+          "stmNLz+bQqCjaHTUJdc53RpzezEwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQD",
+          "AgNIADBFAiAT+bNXbuN2XT5Zro3Uxdcri00jvER5awi1FJbsM2Dt3wIhAPyEQLi8",
+          "fswblqodbUtrGIl4XBPaKi5vQEkKsxvU70UM",
+          "-----END CERTIFICATE-----",
+          "");
+
+  private static String trusting(Path file) {
+    return "rediss://127.0.0.1:6380?trustedCertificates="
+        + file.toAbsolutePath().toUri().getRawPath();
+  }
+
+  @Test
+  void trustedCertificatesTrustTheirCaForThisBackendOnly(@TempDir Path directory) throws Exception {
+    Path ca = Files.writeString(directory.resolve("my ca.pem"), CA_PEM, StandardCharsets.UTF_8);
+    RedisConnectionSettings settings = parse(trusting(ca));
+
+    assertThat(settings.redisUri().isSsl()).isTrue();
+    assertThat(settings.redisUri().getVerifyMode()).isEqualTo(SslVerifyMode.FULL);
+    // Lettuce reads the file when it builds the TLS context, as on every connection.
+    assertThat(settings.sslOptions().createSslContextBuilder()).isNotNull();
+    assertThat(settings.description()).isEqualTo("rediss://127.0.0.1:6380");
+    assertThat(
+            parse(
+                    "rediss-cluster://h1,h2?verifyPeer=ca&trustedCertificates="
+                        + ca.toUri().getRawPath())
+                .sslOptions())
+        .isNotSameAs(parse("rediss://h").sslOptions());
+  }
+
+  @Test
+  void trustedCertificatesMustHoldCertificates(@TempDir Path directory) throws IOException {
+    Path garbage = Files.writeString(directory.resolve("ca.pem"), "not a certificate\n");
+    Path empty = Files.createFile(directory.resolve("empty.pem"));
+
+    assertThatThrownBy(() -> parse(trusting(garbage)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("invalid Redis URI")
+        .hasMessageContaining("does not hold PEM certificates");
+    assertThatThrownBy(() -> parse(trusting(empty)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("does not hold PEM certificates");
+  }
+
+  @Test
+  void trustedCertificatesMustBeReadable(@TempDir Path directory) throws IOException {
+    Path ca = Files.writeString(directory.resolve("ca.pem"), CA_PEM, StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(ca, PosixFilePermissions.fromString("---------"));
+    Assumptions.assumeFalse(Files.isReadable(ca), "running as a user who reads any file (root)");
+
+    assertThatThrownBy(() -> parse(trusting(ca)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cannot be read");
   }
 
   @Test

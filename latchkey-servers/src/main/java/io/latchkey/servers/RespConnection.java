@@ -17,6 +17,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,12 +55,36 @@ final class RespConnection implements Closeable {
    */
   static RespConnection open(int port, @Nullable String password, Duration readTimeout)
       throws IOException {
+    return open(port, password, readTimeout, null);
+  }
+
+  /**
+   * Connects to {@code 127.0.0.1:port}, over TLS when a socket factory is given (verifying that the
+   * server's certificate is for {@code 127.0.0.1}; the handshake is bounded by the read timeout),
+   * and authenticates with the default user when a password is given.
+   */
+  static RespConnection open(
+      int port, @Nullable String password, Duration readTimeout, @Nullable SSLSocketFactory tls)
+      throws IOException {
     Socket socket = new Socket();
     try {
+      int timeoutMillis = Math.toIntExact(Math.max(1, readTimeout.toMillis()));
       socket.setTcpNoDelay(true);
-      socket.setSoTimeout(Math.toIntExact(Math.max(1, readTimeout.toMillis())));
+      socket.setSoTimeout(timeoutMillis);
       socket.connect(
           new InetSocketAddress(InetAddress.getLoopbackAddress(), port), CONNECT_TIMEOUT_MILLIS);
+      if (tls != null) {
+        SSLSocket secure =
+            (SSLSocket)
+                tls.createSocket(
+                    socket, InetAddress.getLoopbackAddress().getHostAddress(), port, true);
+        socket = secure;
+        SSLParameters parameters = secure.getSSLParameters();
+        parameters.setEndpointIdentificationAlgorithm("HTTPS");
+        secure.setSSLParameters(parameters);
+        secure.setSoTimeout(timeoutMillis);
+        secure.startHandshake();
+      }
       RespConnection connection = new RespConnection(socket);
       if (password != null) {
         connection.call(List.of("AUTH", password));
