@@ -42,8 +42,19 @@ final class RedisKeys {
   private static final String LATCH = "latch:";
   private static final String CLIENT = "client:";
   private static final String WAKEUPS = ":wakeups";
+  private static final String FENCE = ":fence";
+  private static final String QUEUE = ":queue";
+  private static final String QUEUE_DEADLINES = ":queue-deadlines";
 
   private final String prefix;
+
+  /**
+   * The keys of recently used lock names, in a slot by the name's hash (a newer name replaces an
+   * older one in its slot): an application that uses a lock again skips escaping its name and
+   * building five keys. Slots are read and written without locking; each holds an immutable record
+   * whose final fields every thread sees complete.
+   */
+  private final LockKeys[] recentLocks = new LockKeys[256];
 
   /**
    * @param prefix the prefix of every key; must not contain braces
@@ -67,16 +78,64 @@ final class RedisKeys {
   }
 
   String lockFence(String name) {
-    return lock(name) + ":fence";
+    return lock(name) + FENCE;
   }
 
   String lockQueue(String name) {
-    return lock(name) + ":queue";
+    return lock(name) + QUEUE;
   }
 
   String lockQueueDeadlines(String name) {
-    return lock(name) + ":queue-deadlines";
+    return lock(name) + QUEUE_DEADLINES;
   }
+
+  /**
+   * The KEYS of the acquire script: holders, fencing counter, wait queue, queue deadlines, wake-up
+   * channel.
+   */
+  String[] lockAcquireKeys(String name) {
+    LockKeys lock = lockKeys(name);
+    return new String[] {lock.holders, lock.fence, lock.queue, lock.queueDeadlines, lock.wakeups};
+  }
+
+  /**
+   * The KEYS of the scripts that change holders or the queue and may wake the queue head: holders,
+   * wait queue, queue deadlines, wake-up channel.
+   */
+  String[] lockQueueKeys(String name) {
+    LockKeys lock = lockKeys(name);
+    return new String[] {lock.holders, lock.queue, lock.queueDeadlines, lock.wakeups};
+  }
+
+  /** The keys of a lock, from the cache of recently used names or built from one escaped name. */
+  private LockKeys lockKeys(String name) {
+    int hash = name.hashCode();
+    int slot = (hash ^ (hash >>> 16)) & (recentLocks.length - 1);
+    LockKeys cached = recentLocks[slot];
+    if (cached != null && cached.name.equals(name)) {
+      return cached;
+    }
+    String holders = lock(name);
+    LockKeys built =
+        new LockKeys(
+            name,
+            holders,
+            holders + FENCE,
+            holders + QUEUE,
+            holders + QUEUE_DEADLINES,
+            holders + WAKEUPS);
+    recentLocks[slot] = built;
+    return built;
+  }
+
+  /** All keys of one lock. */
+  private record LockKeys(
+      String name,
+      String holders,
+      String fence,
+      String queue,
+      String queueDeadlines,
+      String wakeups) {}
 
   String semaphore(String name) {
     return prefix + SEMAPHORE + tag(name);

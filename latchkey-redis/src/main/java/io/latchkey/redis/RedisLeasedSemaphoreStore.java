@@ -4,7 +4,6 @@ import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import io.latchkey.spi.ResourceType;
 import io.lettuce.core.ScriptOutputType;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -48,12 +47,12 @@ final class RedisLeasedSemaphoreStore implements LeasedSemaphoreStore {
   public CompletionStage<AcquireResult> tryAcquire(String name, String permitId, long leaseMillis) {
     String[] scriptKeys = {keys.leasedSemaphore(name), keys.leasedPermits(name)};
     return grants
-        .<List<?>>run(
+        .<String>run(
             () -> "leased semaphore '" + name + "'",
             RedisReplies::granted,
             granted -> release(name, permitId),
             RedisScript.LEASED_SEMAPHORE_ACQUIRE,
-            ScriptOutputType.MULTI,
+            ScriptOutputType.VALUE,
             scriptKeys,
             permitId,
             Long.toString(leaseMillis))

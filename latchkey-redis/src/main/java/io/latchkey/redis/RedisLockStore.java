@@ -43,21 +43,14 @@ final class RedisLockStore implements LockStore {
   @Override
   public CompletionStage<AcquireResult> tryAcquire(LockRequest request) {
     String name = request.name();
-    String[] scriptKeys = {
-      keys.lock(name),
-      keys.lockFence(name),
-      keys.lockQueue(name),
-      keys.lockQueueDeadlines(name),
-      keys.wakeups(ResourceType.LOCK, name)
-    };
     return grants
-        .<List<?>>run(
+        .<String>run(
             () -> "lock '" + name + "'",
             RedisReplies::granted,
             granted -> release(name, request.owner(), request.mode()),
             RedisScript.LOCK_ACQUIRE,
-            ScriptOutputType.MULTI,
-            scriptKeys,
+            ScriptOutputType.VALUE,
+            keys.lockAcquireKeys(name),
             request.owner(),
             mode(request.mode()),
             Long.toString(request.leaseMillis()),
@@ -70,31 +63,32 @@ final class RedisLockStore implements LockStore {
   @Override
   public CompletionStage<ReleaseResult> release(String name, String owner, LockMode mode) {
     return redis
-        .<List<?>>run(
+        .<Long>run(
             RedisScript.LOCK_RELEASE,
-            ScriptOutputType.MULTI,
-            queueScriptKeys(name),
+            ScriptOutputType.INTEGER,
+            keys.lockQueueKeys(name),
             owner,
             mode(mode))
         .thenApply(
-            reply ->
-                RedisReplies.number(reply.get(0)) == 1
-                    ? ReleaseResult.released(Math.toIntExact(RedisReplies.number(reply.get(1))))
-                    : ReleaseResult.NOT_HELD);
+            remaining ->
+                remaining < 0
+                    ? ReleaseResult.NOT_HELD
+                    : ReleaseResult.released(Math.toIntExact(remaining)));
   }
 
   @Override
   public CompletionStage<Void> leaveQueue(String name, String owner) {
     return redis
         .<Long>run(
-            RedisScript.LOCK_LEAVE_QUEUE, ScriptOutputType.INTEGER, queueScriptKeys(name), owner)
+            RedisScript.LOCK_LEAVE_QUEUE, ScriptOutputType.INTEGER, keys.lockQueueKeys(name), owner)
         .thenApply(wasQueued -> null);
   }
 
   @Override
   public CompletionStage<Boolean> evict(String name, String owner) {
     return redis
-        .<Long>run(RedisScript.LOCK_EVICT, ScriptOutputType.INTEGER, queueScriptKeys(name), owner)
+        .<Long>run(
+            RedisScript.LOCK_EVICT, ScriptOutputType.INTEGER, keys.lockQueueKeys(name), owner)
         .thenApply(held -> held == 1);
   }
 
@@ -184,16 +178,6 @@ final class RedisLockStore implements LockStore {
               RedisReplies.number(info.get(i + 5))));
     }
     return new LockInfo(name, holders, Math.toIntExact(RedisReplies.number(info.get(0))));
-  }
-
-  /** The keys of the scripts that change holders or the queue and may wake the queue head. */
-  private String[] queueScriptKeys(String name) {
-    return new String[] {
-      keys.lock(name),
-      keys.lockQueue(name),
-      keys.lockQueueDeadlines(name),
-      keys.wakeups(ResourceType.LOCK, name)
-    };
   }
 
   private static String mode(LockMode mode) {

@@ -29,20 +29,35 @@ final class RedisReplies {
     throw unexpected("an array", reply);
   }
 
-  /** Whether {@code {status, ...}} says granted. */
-  static boolean granted(List<?> reply) {
-    return number(reply.get(0)) == 1;
+  /** Whether an acquire reply ({@code "status:token:holds:retryAfterMillis"}) says granted. */
+  static boolean granted(String reply) {
+    return reply.startsWith("1:");
   }
 
-  /** Reads {@code {status, token, holds, retryAfterMillis}}: 1 granted, 0 busy, 2 refused. */
-  static AcquireResult acquireResult(List<?> reply) {
-    if (granted(reply)) {
-      return AcquireResult.granted(number(reply.get(1)), Math.toIntExact(number(reply.get(2))));
+  /**
+   * Reads an acquire reply, {@code "status:token:holds:retryAfterMillis"}: status 1 granted, 0
+   * busy, 2 refused.
+   */
+  static AcquireResult acquireResult(String reply) {
+    int token = reply.indexOf(':') + 1;
+    int holds = reply.indexOf(':', token) + 1;
+    int retryAfter = reply.indexOf(':', holds) + 1;
+    if (token != 2 || holds == 0 || retryAfter == 0) {
+      throw unexpected("status:token:holds:retryAfterMillis", reply);
     }
-    if (number(reply.get(0)) == 2) {
-      return AcquireResult.upgradeRefused();
+    try {
+      return switch (reply.charAt(0)) {
+        case '1' ->
+            AcquireResult.granted(
+                Long.parseLong(reply, token, holds - 1, 10),
+                Integer.parseInt(reply, holds, retryAfter - 1, 10));
+        case '2' -> AcquireResult.upgradeRefused();
+        case '0' -> AcquireResult.busy(Long.parseLong(reply, retryAfter, reply.length(), 10));
+        default -> throw unexpected("status 0, 1 or 2", reply);
+      };
+    } catch (NumberFormatException e) {
+      throw unexpected("status:token:holds:retryAfterMillis", reply);
     }
-    return AcquireResult.busy(number(reply.get(3)));
   }
 
   private static IllegalStateException unexpected(String expected, @Nullable Object reply) {

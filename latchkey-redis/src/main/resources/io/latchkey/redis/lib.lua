@@ -9,13 +9,22 @@
 --   leased permit   permit id -> 'expiresAt:token'
 -- Every record starts with its deadline, so the renewal script treats holders and permits alike.
 
+-- The Redis clock, read once per script run: every time a run uses is the same moment.
+local clock
+local function redis_time()
+  if clock == nil then
+    clock = redis.call('TIME')
+  end
+  return clock
+end
+
 local function now_millis()
-  local time = redis.call('TIME')
+  local time = redis_time()
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
 local function now_micros()
-  local time = redis.call('TIME')
+  local time = redis_time()
   return tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 
@@ -24,24 +33,30 @@ local function int(number)
   return string.format('%d', number)
 end
 
+-- The reply of an acquire attempt, one string that the client reads without building lists:
+-- 'status:token:holds:retryAfterMillis'; status 1 granted, 0 busy, 2 upgrade refused.
+local function acquire_reply(status, token, holds, retry_after)
+  return int(status) .. ':' .. int(token) .. ':' .. int(holds) .. ':' .. int(retry_after)
+end
+
 -- The next fencing token from a counter (a string key, or a hash field when a field is given):
 -- one more than the last token, and at least the Redis clock in microseconds, so that tokens keep
 -- growing when the counter is lost (a restart without persistence, a fail-over with lag) as long
 -- as the clock does not go back (docs/adr/0002-redis-fencing-tokens.md). Exact in Lua's doubles
 -- until the year 2255.
 local function next_token(key, field)
-  local last
+  local now = now_micros()
   if field == nil then
-    last = redis.call('GET', key)
-  else
-    last = redis.call('HGET', key, field)
+    -- Usually the clock is ahead of the counter: one SET ... GET writes the token and reads the
+    -- last one; a second SET corrects it in the rare other case.
+    local token = math.max((tonumber(redis.call('SET', key, int(now), 'GET')) or 0) + 1, now)
+    if token ~= now then
+      redis.call('SET', key, int(token))
+    end
+    return token
   end
-  local token = math.max((tonumber(last) or 0) + 1, now_micros())
-  if field == nil then
-    redis.call('SET', key, int(token))
-  else
-    redis.call('HSET', key, field, int(token))
-  end
+  local token = math.max((tonumber(redis.call('HGET', key, field)) or 0) + 1, now)
+  redis.call('HSET', key, field, int(token))
   return token
 end
 
@@ -103,7 +118,7 @@ end
 -- The deadlines make dropping dead waiters cheap; the arrival numbers only grow while the queue
 -- lives, so a waiter that renews its place keeps it.
 
--- Deletes the places past their deadline.
+-- Deletes the places past their deadline; returns how many there were.
 local function purge_queue(queue, deadlines, now)
   local expired = redis.call('ZRANGEBYSCORE', deadlines, '-inf', int(now))
   if #expired > 0 then
@@ -113,11 +128,22 @@ local function purge_queue(queue, deadlines, now)
     end
     redis.call('ZREMRANGEBYSCORE', deadlines, '-inf', int(now))
   end
+  return #expired
 end
 
 -- The owner that arrived first, or nil for an empty queue (purge it first).
 local function queue_head(queue)
   return redis.call('ZRANGE', queue, 0, 0)[1]
+end
+
+-- The live owner that arrived first, or nil for an empty queue; purges the queue when it is not
+-- empty, so that an empty queue (no waiters: the common case) costs one command.
+local function live_queue_head(queue, deadlines, now)
+  local head = queue_head(queue)
+  if head ~= nil and purge_queue(queue, deadlines, now) > 0 then
+    head = queue_head(queue)
+  end
+  return head
 end
 
 local function is_queued(queue, owner)
@@ -165,8 +191,7 @@ local function wake_queue_head(queue, deadlines, channel, holders, exclusive, no
   if exclusive_held(holders) or (not exclusive and next(holders) ~= nil) then
     return
   end
-  purge_queue(queue, deadlines, now)
-  local head = queue_head(queue)
+  local head = live_queue_head(queue, deadlines, now)
   if head ~= nil then
     publish(channel, '1', head)
   end

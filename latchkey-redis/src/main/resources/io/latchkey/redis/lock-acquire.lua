@@ -3,7 +3,8 @@
 -- KEYS[5] wake-up channel
 -- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared), ARGV[3] lease ms, ARGV[4] '1' if fair,
 -- ARGV[5] queue keep-alive ms (0: do not queue), ARGV[6] client id
--- Returns {status, token, holds, retryAfterMillis}; status 1 granted, 0 busy, 2 upgrade refused.
+-- Returns acquire_reply(status, token, holds, retryAfterMillis); status 1 granted, 0 busy,
+-- 2 upgrade refused.
 local owner = ARGV[1]
 local exclusive = ARGV[2] == 'x'
 local fair = ARGV[4] == '1'
@@ -13,7 +14,7 @@ local holders = read_holders(KEYS[1], now)
 local me = holders[owner]
 
 if exclusive and me ~= nil and me.exclusive == 0 and me.shared > 0 then
-  return { 2, 0, 0, -1 }
+  return acquire_reply(2, 0, 0, -1)
 end
 
 local blocked = false
@@ -26,10 +27,12 @@ for id, holder in pairs(holders) do
 end
 
 local behind_others = false
+-- Whether the queue may hold this owner; a fair first attempt sees that it is empty.
+local may_be_queued = true
 if fair and me == nil and not blocked then
-  purge_queue(KEYS[3], KEYS[4], now)
-  local head = queue_head(KEYS[3])
+  local head = live_queue_head(KEYS[3], KEYS[4], now)
   behind_others = head ~= nil and head ~= owner
+  may_be_queued = head ~= nil
 end
 
 if blocked or behind_others then
@@ -38,10 +41,10 @@ if blocked or behind_others then
     purge_queue(KEYS[3], KEYS[4], now)
     enqueue(KEYS[3], KEYS[4], owner, now + keep_alive, now)
   end
-  return { 0, 0, 0, obstacle_ends }
+  return acquire_reply(0, 0, 0, obstacle_ends)
 end
 
-local was_queued = dequeue(KEYS[3], KEYS[4], owner, now)
+local was_queued = may_be_queued and dequeue(KEYS[3], KEYS[4], owner, now)
 if me == nil then
   me = { expires = 0, token = next_token(KEYS[2]), exclusive = 0, shared = 0, client = ARGV[6] }
   holders[owner] = me
@@ -60,10 +63,9 @@ write_holder(KEYS[1], owner, me)
 expire_at(KEYS[1], latest_expiry(holders), now)
 if not exclusive and was_queued then
   -- The next waiter may be a reader that can enter beside this one.
-  purge_queue(KEYS[3], KEYS[4], now)
-  local next_waiter = queue_head(KEYS[3])
+  local next_waiter = live_queue_head(KEYS[3], KEYS[4], now)
   if next_waiter ~= nil then
     publish(KEYS[5], '1', next_waiter)
   end
 end
-return { 1, me.token, holds, -1 }
+return acquire_reply(1, me.token, holds, -1)

@@ -2,26 +2,26 @@
 -- queue (io.latchkey.spi.LockStore#release).
 -- KEYS[1] holders, KEYS[2] wait queue, KEYS[3] queue deadlines, KEYS[4] wake-up channel
 -- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared)
--- Returns {wasHeld (1 or 0), remaining holds in that mode}.
+-- Returns the remaining holds in that mode, or -1 if the owner held none.
 local owner = ARGV[1]
 local exclusive = ARGV[2] == 'x'
 local now = now_millis()
 local holders = read_holders(KEYS[1], now)
 local me = holders[owner]
 if me == nil then
-  return { 0, 0 }
+  return -1
 end
 
 local remaining
 if exclusive then
   if me.exclusive == 0 then
-    return { 0, 0 }
+    return -1
   end
   me.exclusive = me.exclusive - 1
   remaining = me.exclusive
 else
   if me.shared == 0 then
-    return { 0, 0 }
+    return -1
   end
   me.shared = me.shared - 1
   remaining = me.shared
@@ -38,4 +38,4 @@ end
 if remaining == 0 then
   wake_queue_head(KEYS[2], KEYS[3], KEYS[4], holders, exclusive, now)
 end
-return { 1, remaining }
+return remaining

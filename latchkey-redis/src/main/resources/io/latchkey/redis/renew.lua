@@ -4,18 +4,31 @@
 -- ARGV[1] lease ms, ARGV[i + 1] the i-th holder's owner or permit id
 -- Returns the indexes (from 1) of the holders that are no longer held.
 local now = now_millis()
-local deadline = now + tonumber(ARGV[1])
+local lease = tonumber(ARGV[1])
+local deadline = now + lease
+local deadline_text = int(deadline)
+-- Redis 7 and later (the only ones that tell their version to scripts) extend an expiry without
+-- reading it first: PEXPIRE ... GT never shortens it.
+local extend_only = redis.REDIS_VERSION_NUM ~= nil
+-- The keys whose expiry this run already extended (to the same deadline).
+local extended = {}
 local gone = {}
 for i, key in ipairs(KEYS) do
   local id = ARGV[i + 1]
   local record = redis.call('HGET', key, id)
-  local expires = record and tonumber(string.match(record, '^(%d+):'))
+  local expires_text = record and string.match(record, '^(%d+):')
+  local expires = tonumber(expires_text)
   if not expires or expires <= now then
     gone[#gone + 1] = i
   elseif deadline > expires then
-    redis.call('HSET', key, id, int(deadline) .. string.sub(record, #int(expires) + 1))
-    if redis.call('PTTL', key) < deadline - now then
-      redis.call('PEXPIRE', key, deadline - now)
+    redis.call('HSET', key, id, deadline_text .. string.sub(record, #expires_text + 1))
+    if not extended[key] then
+      extended[key] = true
+      if extend_only then
+        redis.call('PEXPIRE', key, lease, 'GT')
+      elseif redis.call('PTTL', key) < lease then
+        redis.call('PEXPIRE', key, lease)
+      end
     end
   end
 end
