@@ -6,7 +6,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A process and its descendants, signalled together: a shell's children and grandchildren get the
@@ -16,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 final class ProcessTree {
   private static final Duration KILL_WAIT = Duration.ofSeconds(5);
   private static final Duration KILL_COMMAND_TIMEOUT = Duration.ofSeconds(5);
-  private static final long POLL_MILLIS = 20;
 
   private final ProcessHandle root;
   private final Set<ProcessHandle> members = new LinkedHashSet<>();
@@ -65,14 +67,16 @@ final class ProcessTree {
   }
 
   private boolean awaitGone(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (members.stream().anyMatch(ProcessHandle::isAlive)) {
-      if (System.nanoTime() - deadline >= 0) {
-        return false;
-      }
-      Thread.sleep(POLL_MILLIS);
+    CompletableFuture<?>[] exits =
+        members.stream().map(ProcessHandle::onExit).toArray(CompletableFuture<?>[]::new);
+    try {
+      CompletableFuture.allOf(exits).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (TimeoutException stillAlive) {
+      return false;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("could not watch the command's processes", e.getCause());
     }
-    return true;
   }
 
   /** Java can send only TERM and KILL itself; other signals go through {@code kill -s}. */
