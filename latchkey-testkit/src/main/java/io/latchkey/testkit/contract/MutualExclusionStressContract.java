@@ -3,7 +3,6 @@ package io.latchkey.testkit.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.DistributedLock;
-import io.latchkey.DistributedMutex;
 import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.Feature;
 import io.latchkey.Latchkey;
@@ -14,6 +13,7 @@ import io.latchkey.testkit.RequiresFeature;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -118,32 +118,24 @@ public abstract class MutualExclusionStressContract extends ContractSupport {
   @RequiresFeature(Feature.FAIR_LOCK)
   public void fairLockKeepsTheCounterExact() throws InterruptedException {
     String name = uniqueName("stress-fair");
-    Counter counter = new Counter();
-    int iterations = iterations();
-
-    Contention.run(
-        executor(CLIENTS * THREADS_PER_CLIENT),
-        clients(),
-        THREADS_PER_CLIENT,
-        RUN_TIMEOUT,
-        (latchkey, thread) -> {
-          DistributedLock lock = latchkey.fairLock(name);
-          for (int i = 0; i < iterations; i++) {
-            Lease lease = lock.acquire(WAIT);
-            try {
-              counter.increment();
-            } finally {
-              lease.release();
-            }
-          }
-        });
-
-    assertExact(counter);
+    incrementUnderLeases(name, latchkey -> latchkey.fairLock(name)::acquire);
   }
 
   @Test
   public void mutexKeepsTheCounterExact() throws InterruptedException {
     String name = uniqueName("stress-mutex");
+    incrementUnderLeases(name, latchkey -> latchkey.mutex(name)::acquire);
+  }
+
+  /** Where a stressing thread gets each of its leases. */
+  @FunctionalInterface
+  private interface LeaseSource {
+    Lease acquire(Duration wait) throws InterruptedException;
+  }
+
+  /** Every thread of every client increments under a lease from its client's source. */
+  private void incrementUnderLeases(String name, Function<Latchkey, LeaseSource> sources)
+      throws InterruptedException {
     Counter counter = new Counter();
     int iterations = iterations();
 
@@ -153,9 +145,9 @@ public abstract class MutualExclusionStressContract extends ContractSupport {
         THREADS_PER_CLIENT,
         RUN_TIMEOUT,
         (latchkey, thread) -> {
-          DistributedMutex mutex = latchkey.mutex(name);
+          LeaseSource source = sources.apply(latchkey);
           for (int i = 0; i < iterations; i++) {
-            Lease lease = mutex.acquire(WAIT);
+            Lease lease = source.acquire(WAIT);
             try {
               counter.increment();
             } finally {
