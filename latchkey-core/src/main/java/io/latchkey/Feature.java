@@ -1,9 +1,9 @@
 package io.latchkey;
 
 /**
- * Optional capabilities a backend declares. Reentrant exclusive locks with leases and fencing
- * tokens are not optional: every backend has them. A backend without a feature refuses the
- * primitives that need it with {@link UnsupportedFeatureException}.
+ * Optional capabilities a backend declares. Reentrant exclusive locks with fencing tokens are not
+ * optional: every backend has them. A backend without a feature refuses what needs it at once with
+ * {@link UnsupportedFeatureException}, naming the backend and the feature.
  */
 public enum Feature {
   /** First-come first-served locks with a wait queue whose dead entries time out. */
@@ -17,13 +17,38 @@ public enum Feature {
   /** Count-down latches. */
   COUNT_DOWN_LATCH,
   /**
+   * Explicit lease times ({@code acquire(wait, leaseTime)}): the backend expires a grant by its own
+   * clock when the lease runs out, whether or not the client is alive. Backends whose holds live as
+   * long as a connection or session (advisory locks, ZooKeeper) lack it.
+   */
+  LEASE_TIME,
+  /**
+   * An {@link OwnerToken} works from another process: the backend keeps hold counts by owner, so an
+   * RPC callee holding the caller's token re-enters and releases the caller's grant. Without it a
+   * token re-enters only grants this client made.
+   */
+  REMOTE_OWNER_TOKENS,
+  /**
+   * Holds live on one connection or session of this client (PostgreSQL advisory locks, {@code
+   * SELECT ... FOR UPDATE}, ZooKeeper ephemeral nodes): the backend frees them when it drops, and
+   * reports suspended and lost connections as lease events.
+   */
+  CONNECTION_BOUND_HOLDS,
+  /**
    * Releases push wake-ups to waiting clients. Without it, waiters re-check with a jittered
    * back-off.
    */
   WAKEUP_PUSH,
+  /** A refused attempt can say when to retry (a watch on the node ahead, as in ZooKeeper). */
+  WAKEUP_WATCH,
   /**
-   * Held locks and live clients can be listed ({@link LockAdmin#list()}, {@link
-   * LockAdmin#clients()}); inspecting one lock needs no feature.
+   * The operator's tools ({@link LockAdmin}): inspect and list held locks, force-release, evict one
+   * holder.
    */
-  INSPECTION
+  ADMIN,
+  /**
+   * Every client keeps a presence record that dies with it, so that {@link LockAdmin#clients()}
+   * lists the live clients and a monitor can tell holders of dead clients.
+   */
+  PRESENCE
 }

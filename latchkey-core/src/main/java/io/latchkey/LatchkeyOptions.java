@@ -2,6 +2,11 @@ package io.latchkey;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +27,7 @@ public final class LatchkeyOptions {
   private final Duration queueKeepAlive;
   private final int renewBatchSize;
   private final Ticker ticker;
+  private final Executor callbackExecutor;
   private final boolean closeOnShutdown;
 
   private LatchkeyOptions(Builder b) {
@@ -32,6 +38,7 @@ public final class LatchkeyOptions {
     this.queueKeepAlive = b.queueKeepAlive;
     this.renewBatchSize = b.renewBatchSize;
     this.ticker = b.ticker;
+    this.callbackExecutor = b.callbackExecutor;
     this.closeOnShutdown = b.closeOnShutdown;
     if (renewInterval.compareTo(leaseTime) >= 0) {
       throw new IllegalArgumentException(
@@ -95,6 +102,19 @@ public final class LatchkeyOptions {
   }
 
   /**
+   * Where user code runs: lease-loss listeners, and the completions of asynchronous operations that
+   * complete later (dependent stages of an {@code acquireAsync} run there, or on the caller's
+   * thread when it completed at once). Never the thread that renews leases and enforces timeouts,
+   * nor a client library's network thread, so a callback may block, even on latchkey itself. By
+   * default a pool of daemon threads shared by the clients of the JVM, created on demand.
+   *
+   * @return the executor for user callbacks
+   */
+  public Executor callbackExecutor() {
+    return callbackExecutor;
+  }
+
+  /**
    * @return the most leases the watchdog renews in one backend call
    */
   public int renewBatchSize() {
@@ -148,6 +168,31 @@ public final class LatchkeyOptions {
         + "]";
   }
 
+  /** The default callback executor: daemon threads made on demand, idle ones end after a minute. */
+  private static final class DefaultCallbackExecutor {
+    static final Executor INSTANCE = newPool();
+
+    private DefaultCallbackExecutor() {}
+
+    private static Executor newPool() {
+      AtomicInteger count = new AtomicInteger();
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(
+              0,
+              Integer.MAX_VALUE,
+              60,
+              TimeUnit.SECONDS,
+              new SynchronousQueue<>(),
+              runnable -> {
+                Thread thread =
+                    new Thread(runnable, "latchkey-callback-" + count.incrementAndGet());
+                thread.setDaemon(true);
+                return thread;
+              });
+      return pool;
+    }
+  }
+
   /** Builds {@link LatchkeyOptions}; every setter checks its argument. */
   public static final class Builder {
     private Duration leaseTime = Duration.ofSeconds(30);
@@ -157,6 +202,7 @@ public final class LatchkeyOptions {
     private Duration queueKeepAlive = Duration.ofSeconds(5);
     private int renewBatchSize = 1000;
     private Ticker ticker = Ticker.system();
+    private Executor callbackExecutor = DefaultCallbackExecutor.INSTANCE;
     private boolean closeOnShutdown = true;
 
     private Builder() {}
@@ -226,6 +272,17 @@ public final class LatchkeyOptions {
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+      return this;
+    }
+
+    /**
+     * @param callbackExecutor where listeners and late completions of asynchronous operations run
+     *     (see {@link LatchkeyOptions#callbackExecutor()})
+     * @return this
+     */
+    public Builder callbackExecutor(Executor callbackExecutor) {
+      this.callbackExecutor =
+          Objects.requireNonNull(callbackExecutor, "callbackExecutor must not be null");
       return this;
     }
 

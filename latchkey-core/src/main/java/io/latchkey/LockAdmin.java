@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * The monitor's view of a backend: which locks are held, by whom, for how long, and the power to
- * free one. Listing every lock needs {@link Feature#INSPECTION}; inspecting one lock and
- * force-releasing it work on every backend.
+ * free one. Every operation needs {@link Feature#ADMIN}; listing live clients also needs {@link
+ * Feature#PRESENCE}.
  */
 public interface LockAdmin {
   /**
@@ -43,7 +43,7 @@ public interface LockAdmin {
   /**
    * @return the clients alive on this backend now, by their presence records
    * @throws UnsupportedFeatureException if the backend cannot list clients ({@link
-   *     Feature#INSPECTION})
+   *     Feature#PRESENCE})
    */
   List<ClientInfo> clients();
 }

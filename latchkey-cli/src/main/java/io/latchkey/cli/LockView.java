@@ -33,7 +33,10 @@ final class LockView {
     this.liveClients = liveClients;
   }
 
-  /** Every held lock; the backend must list locks and clients ({@link Feature#INSPECTION}). */
+  /**
+   * Every held lock; the backend must list locks and clients ({@link Feature#ADMIN}); clients only
+   * with {@link Feature#PRESENCE}.
+   */
   static LockView all(Latchkey latchkey) {
     List<LockInfo> locks = latchkey.admin().list();
     return new LockView(locks, liveClients(latchkey));
@@ -43,7 +46,7 @@ final class LockView {
   static LockView of(Latchkey latchkey, String name) {
     List<LockInfo> locks = latchkey.admin().inspect(name).map(List::of).orElse(List.of());
     return new LockView(
-        locks, latchkey.features().contains(Feature.INSPECTION) ? liveClients(latchkey) : null);
+        locks, latchkey.features().contains(Feature.PRESENCE) ? liveClients(latchkey) : null);
   }
 
   private static Map<String, ClientInfo> liveClients(Latchkey latchkey) {

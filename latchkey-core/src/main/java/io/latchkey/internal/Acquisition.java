@@ -3,6 +3,9 @@ package io.latchkey.internal;
 import io.latchkey.Ticker;
 import io.latchkey.spi.ResourceType;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -12,38 +15,84 @@ import org.jspecify.annotations.Nullable;
 /**
  * The one waiting loop of the engine, shared by every primitive: try; if busy, subscribe to
  * wake-ups and try again (a release may have happened before the subscription was active); then
- * sleep until a wake-up, the holder's lease end, the re-check bound or the deadline, and try again.
+ * sleep until a wake-up, the backend's "retry when" (a watch), the holder's lease end, the re-check
+ * bound or the deadline, and try again. Every sleep is a task on the client's scheduler.
  *
  * <p>The result completes with the granted value, or with null when the wait ran out. If the result
  * is cancelled (an interrupted caller) while an attempt is on the wire and that attempt is granted,
- * the grant is handed to {@code compensate} so that nothing stays held that nobody knows of.
- * Whatever the ending, {@code abandon} runs if nothing was granted (a fair waiter leaves the queue)
- * and the waiter leaves its channel.
+ * the grant goes to {@link Strategy#compensate} so that nothing stays held that nobody knows of.
+ * Whatever the ending, {@link Strategy#abandon} runs if nothing was granted (a waiter leaves the
+ * queue) and the waiter leaves its channel.
  *
  * @param <T> what a grant yields
  */
 final class Acquisition<T> {
-  /** One attempt's answer: a value when granted, else the time after which to re-check. */
-  record Attempt<T>(@Nullable T value, long retryAfterMillis) {
+  /**
+   * One attempt's answer: a value when granted, else the time after which to re-check and,
+   * optionally, a stage that completes when it is worth trying again.
+   */
+  record Attempt<T>(
+      @Nullable T value, long retryAfterMillis, @Nullable CompletionStage<?> retryWhen) {
     static <T> Attempt<T> granted(T value) {
-      return new Attempt<>(value, -1);
+      return new Attempt<>(value, -1, null);
     }
 
     static <T> Attempt<T> busy(long retryAfterMillis) {
-      return new Attempt<>(null, retryAfterMillis);
+      return new Attempt<>(null, retryAfterMillis, null);
+    }
+
+    static <T> Attempt<T> busy(long retryAfterMillis, @Nullable CompletionStage<?> retryWhen) {
+      return new Attempt<>(null, retryAfterMillis, retryWhen);
+    }
+  }
+
+  /**
+   * What is waited for: the resource, the waiter's owner (for wake-ups aimed at one owner) and
+   * mode, how long to wait (below zero: for ever) and the longest sleep between checks.
+   */
+  record WaitPlan(
+      ResourceType type,
+      String name,
+      @Nullable String owner,
+      boolean shared,
+      long waitNanos,
+      long maxSleepNanos) {}
+
+  /** How one primitive tries, undoes a grant nobody took, and gives up. */
+  interface Strategy<T> {
+    /** One attempt on the backend. */
+    CompletableFuture<Attempt<T>> attempt();
+
+    /** A grant that arrived after the caller gave up: undo it. */
+    void compensate(T granted);
+
+    /** Nothing was granted and the wait is over (e.g. leave the wait queue). */
+    default void abandon() {}
+
+    /**
+     * @return a strategy with nothing to do when abandoned
+     */
+    static <T> Strategy<T> of(
+        Supplier<CompletableFuture<Attempt<T>>> attempt, Consumer<T> compensate) {
+      return new Strategy<>() {
+        @Override
+        public CompletableFuture<Attempt<T>> attempt() {
+          return attempt.get();
+        }
+
+        @Override
+        public void compensate(T granted) {
+          compensate.accept(granted);
+        }
+      };
     }
   }
 
   private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
   private final LatchkeyClient client;
-  private final ResourceType type;
-  private final String name;
-  private final @Nullable String owner;
-  private final boolean shared;
-  private final Supplier<CompletableFuture<Attempt<T>>> attempt;
-  private final Consumer<T> compensate;
-  private final Runnable abandon;
+  private final WaitPlan plan;
+  private final Strategy<T> strategy;
   private final long deadline;
   private final boolean forever;
   private final long maxSleepNanos;
@@ -52,29 +101,14 @@ final class Acquisition<T> {
   private volatile WaitChannels.@Nullable Waiter waiter;
   private int rounds;
 
-  Acquisition(
-      LatchkeyClient client,
-      ResourceType type,
-      String name,
-      @Nullable String owner,
-      boolean shared,
-      long waitNanos,
-      long maxSleepNanos,
-      Supplier<CompletableFuture<Attempt<T>>> attempt,
-      Consumer<T> compensate,
-      Runnable abandon) {
+  Acquisition(LatchkeyClient client, WaitPlan plan, Strategy<T> strategy) {
     this.client = client;
-    this.type = type;
-    this.name = name;
-    this.owner = owner;
-    this.shared = shared;
-    this.attempt = attempt;
-    this.compensate = compensate;
-    this.abandon = abandon;
+    this.plan = plan;
+    this.strategy = strategy;
     this.ticker = client.options().ticker();
-    this.forever = waitNanos < 0;
-    this.deadline = ticker.nanoTime() + Math.max(0, waitNanos);
-    this.maxSleepNanos = maxSleepNanos;
+    this.forever = plan.waitNanos() < 0;
+    this.deadline = ticker.nanoTime() + Math.max(0, plan.waitNanos());
+    this.maxSleepNanos = plan.maxSleepNanos();
   }
 
   /**
@@ -106,7 +140,7 @@ final class Acquisition<T> {
 
   private CompletableFuture<Attempt<T>> attemptOnce() {
     try {
-      return attempt.get();
+      return strategy.attempt();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -120,22 +154,23 @@ final class Acquisition<T> {
             result.completeExceptionally(BackendCalls.unwrap(failure));
           } else if (outcome.value() != null) {
             if (!result.complete(outcome.value())) {
-              compensate.accept(outcome.value());
+              strategy.compensate(outcome.value());
             }
           } else {
-            onBusy(outcome.retryAfterMillis(), signal);
+            onBusy(outcome, signal);
           }
         });
   }
 
-  private void onBusy(long retryAfterMillis, @Nullable CompletableFuture<Void> signal) {
+  private void onBusy(Attempt<T> outcome, @Nullable CompletableFuture<Void> signal) {
     long remaining = forever ? Long.MAX_VALUE : deadline - ticker.nanoTime();
     if (remaining <= 0) {
       result.complete(null);
       return;
     }
     if (waiter == null || signal == null) {
-      WaitChannels.Waiter joined = client.waitChannels().join(type, name, owner, shared);
+      WaitChannels.Waiter joined =
+          client.waitChannels().join(plan.type(), plan.name(), plan.owner(), plan.shared());
       waiter = joined;
       if (result.isDone()) {
         client.waitChannels().leave(joined, false);
@@ -153,13 +188,26 @@ final class Acquisition<T> {
               });
       return;
     }
-    long sleep = Math.min(sleepBound(), remaining);
-    if (retryAfterMillis >= 0) {
+    long sleep = Math.min(sleepBound(outcome.retryWhen() != null), remaining);
+    if (outcome.retryAfterMillis() >= 0) {
       // The holder's lease ends then; an expiry publishes nothing, so look again at that moment.
-      sleep = Math.min(sleep, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis + 1));
+      sleep = Math.min(sleep, TimeUnit.MILLISECONDS.toNanos(outcome.retryAfterMillis() + 1));
     }
     rounds++;
-    signal.completeOnTimeout(null, Math.max(sleep, 0), TimeUnit.NANOSECONDS);
+    CompletionStage<?> watch = outcome.retryWhen();
+    if (watch != null) {
+      watch.whenComplete((fired, failure) -> signal.complete(null));
+    }
+    try {
+      ScheduledFuture<?> timer =
+          client
+              .scheduler()
+              .schedule(() -> signal.complete(null), Math.max(sleep, 0), TimeUnit.NANOSECONDS);
+      signal.whenComplete((ok, failure) -> timer.cancel(false));
+    } catch (RejectedExecutionException closed) {
+      result.completeExceptionally(new IllegalStateException("this latchkey client is closed"));
+      return;
+    }
     signal.thenRun(this::tryOnce);
   }
 
@@ -168,8 +216,8 @@ final class Acquisition<T> {
    * with a back-off that doubles from 5 ms up to that interval, with full jitter so that pollers do
    * not march in step.
    */
-  private long sleepBound() {
-    if (client.hasPushWakeups()) {
+  private long sleepBound(boolean watched) {
+    if (watched || client.hasPushWakeups()) {
       return maxSleepNanos;
     }
     long backoff = MIN_POLL_NANOS << Math.min(rounds, 20);
@@ -183,7 +231,7 @@ final class Acquisition<T> {
       client.waitChannels().leave(joined, granted);
     }
     if (!granted) {
-      abandon.run();
+      strategy.abandon();
     }
   }
 }

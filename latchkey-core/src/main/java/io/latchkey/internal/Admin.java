@@ -17,48 +17,52 @@ final class Admin implements LockAdmin {
 
   @Override
   public List<LockInfo> list() {
-    client.require(Feature.INSPECTION);
+    client.require(Feature.ADMIN);
     return Blocking.join(
-        client.calls().call(() -> "list locks", () -> client.backend().locks().list()));
+        client.calls().call(() -> "list locks", () -> client.backend().admin().list()));
   }
 
   @Override
   public Optional<LockInfo> inspect(String name) {
     Arguments.name("lock", name);
+    client.require(Feature.ADMIN);
     return Blocking.join(
         client
             .calls()
             .call(
-                () -> "inspect lock '" + name + "'", () -> client.backend().locks().inspect(name)));
+                () -> "inspect lock '" + name + "'", () -> client.backend().admin().inspect(name)));
   }
 
   @Override
   public boolean forceRelease(String name) {
     Arguments.name("lock", name);
+    client.require(Feature.ADMIN);
     return Blocking.join(
         client
             .calls()
             .call(
                 () -> "force-release lock '" + name + "'",
-                () -> client.backend().locks().forceRelease(name)));
+                () -> client.backend().admin().forceRelease(name)));
   }
 
   @Override
   public boolean evict(String name, String owner) {
     Arguments.name("lock", name);
     java.util.Objects.requireNonNull(owner, "owner must not be null");
+    client.require(Feature.ADMIN);
     return Blocking.join(
         client
             .calls()
             .call(
                 () -> "evict an owner of lock '" + name + "'",
-                () -> client.backend().locks().evict(name, owner)));
+                () -> client.backend().admin().evict(name, owner)));
   }
 
   @Override
   public List<ClientInfo> clients() {
-    client.require(Feature.INSPECTION);
+    client.require(Feature.ADMIN);
+    client.require(Feature.PRESENCE);
     return Blocking.join(
-        client.calls().call(() -> "list clients", () -> client.backend().locks().clients()));
+        client.calls().call(() -> "list clients", () -> client.backend().admin().clients()));
   }
 }

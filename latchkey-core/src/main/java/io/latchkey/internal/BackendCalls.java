@@ -12,12 +12,23 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * Every call into the backend goes through here: it is bounded by the operation timeout, and
  * failures of the client library become latchkey exceptions that name the backend and the
  * operation.
+ *
+ * <p>The policy for an answer that comes late or never. A call that times out may still have
+ * happened: backends apply each operation at most once and never send it after the engine gave up,
+ * but one already sent may be applied. The caller sees {@link BackendTimeoutException} at the
+ * bound; the call's own stage is kept, and if it later completes with an answer, that answer goes
+ * to the {@code lateAnswer} consumer of the call, which undoes exactly what the answer proves was
+ * granted or taken (a lock hold by owner and fencing token, a permit by its id, semaphore permits
+ * by adding them back), once. A call that failed without an answer (a connection reset) proves
+ * nothing and is not undone: what it may have granted runs out with its lease. Nothing is ever
+ * retried blindly.
  */
 final class BackendCalls {
   private final String backend;
@@ -36,6 +47,17 @@ final class BackendCalls {
    */
   <T> CompletableFuture<T> call(
       Supplier<String> what, Supplier<? extends CompletionStage<T>> operation) {
+    return call(what, operation, late -> {});
+  }
+
+  /**
+   * @param what describes the operation for error messages; only called when something fails
+   * @param lateAnswer receives the answer if it arrives after the call timed out
+   */
+  <T> CompletableFuture<T> call(
+      Supplier<String> what,
+      Supplier<? extends CompletionStage<T>> operation,
+      Consumer<T> lateAnswer) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new IllegalStateException("this latchkey client is closed"));
@@ -64,7 +86,9 @@ final class BackendCalls {
         (value, failure) -> {
           bound.cancel(false);
           if (failure == null) {
-            result.complete(value);
+            if (!result.complete(value)) {
+              lateAnswer.accept(value);
+            }
           } else {
             result.completeExceptionally(translate(what, failure));
           }

@@ -65,30 +65,33 @@ final class CountDownLatchHandle implements DistributedCountDownLatch {
   @Override
   public CompletionStage<Boolean> awaitAsync(Duration wait) {
     Arguments.wait(wait);
-    return Results.map(start(wait.toNanos()), done -> done != null);
+    return client.toCaller(Results.map(start(wait.toNanos()), done -> done != null));
   }
 
   private CompletableFuture<@Nullable Boolean> start(long waitNanos) {
     client.ensureOpen();
-    return new Acquisition<Boolean>(
-            client,
+    Acquisition.WaitPlan plan =
+        new Acquisition.WaitPlan(
             ResourceType.COUNT_DOWN_LATCH,
             name,
             null,
             true,
             waitNanos,
-            client.options().recheckInterval().toNanos(),
-            () ->
-                client
-                    .calls()
-                    .call(() -> "read the count of " + subject(), () -> store().count(name))
-                    .thenApply(
-                        count ->
-                            count == 0
-                                ? Acquisition.Attempt.granted(Boolean.TRUE)
-                                : Acquisition.Attempt.<Boolean>busy(-1)),
-            done -> {},
-            () -> {})
+            client.options().recheckInterval().toNanos());
+    return new Acquisition<>(
+            client,
+            plan,
+            Acquisition.Strategy.<Boolean>of(
+                () ->
+                    client
+                        .calls()
+                        .call(() -> "read the count of " + subject(), () -> store().count(name))
+                        .thenApply(
+                            count ->
+                                count == 0
+                                    ? Acquisition.Attempt.granted(Boolean.TRUE)
+                                    : Acquisition.Attempt.<Boolean>busy(-1)),
+                done -> {}))
         .start();
   }
 

@@ -2,6 +2,7 @@ package io.latchkey.internal;
 
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,48 +12,63 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What this client knows of one holder's lease: the grants this client made per mode, the fencing
- * token, whether the watchdog renews it, until when it is known to be valid, and whether it was
- * lost.
+ * What this client knows of one grant: the holder and the fencing token the backend gave it, the
+ * holds this client took on it per mode, whether the watchdog renews it, until when it is known to
+ * be valid, whether the backend has it in doubt (suspended) and whether it was lost.
  *
- * <p>The counts are this client's own grants, not the backend's total for the owner: a token owner
+ * <p>The counts are this client's own holds, not the backend's total for the owner: a token owner
  * may also hold grants made by another process, and this client must neither release those on close
- * nor keep them alive with its watchdog once its own grants are released.
+ * nor keep them alive with its watchdog once its own holds are released.
  *
- * <p>A lost hold stays registered until every local grant on it has been released, so that each of
+ * <p>A lost grant stays registered until every local hold on it has been released, so that each of
  * those releases can report the loss instead of "not held".
  */
 final class Hold {
   final HolderRef ref;
+  private final GrantRef grant;
   private int sharedHolds;
   private int exclusiveHolds;
-  private long fencingToken;
+  private int releasesInFlight;
   private boolean watchdog;
   private long leaseNanos;
   private long validUntilNanos;
+  private boolean suspended;
   private volatile @Nullable LeaseLostException lost;
-  private @Nullable ScheduledFuture<?> expiryWatch;
+  private @Nullable ScheduledFuture<?> leaseTimer;
   private final List<Consumer<LeaseLostException>> listeners = new ArrayList<>();
 
-  Hold(HolderRef ref) {
+  Hold(HolderRef ref, long fencingToken) {
     this.ref = ref;
+    this.grant = new GrantRef(ref, fencingToken);
   }
 
-  synchronized void granted(LockMode mode, long token, boolean renewed, long sentAt, long lease) {
+  GrantRef grant() {
+    return grant;
+  }
+
+  long fencingToken() {
+    return grant.fencingToken();
+  }
+
+  /**
+   * Adds one hold, valid until {@code sentAt} plus the lease, or plus {@code validForNanos} if the
+   * backend guarantees less (negative: no such bound), less the drift allowance.
+   */
+  synchronized void granted(
+      LockMode mode, boolean renewed, long sentAt, long lease, long validForNanos) {
     if (mode == LockMode.SHARED) {
       sharedHolds++;
     } else {
       exclusiveHolds++;
     }
-    fencingToken = token;
     if (renewed) {
       watchdog = true;
       leaseNanos = lease;
     }
-    extendValidity(sentAt + lease - driftAllowance(lease));
+    extendValidity(sentAt, lease, validForNanos);
   }
 
-  /** Forgets one grant (released, or reported lost); returns the grants left in all modes. */
+  /** Forgets one hold (released, or reported lost); returns the holds left in all modes. */
   synchronized int dropOne(LockMode mode) {
     if (mode == LockMode.SHARED) {
       sharedHolds = Math.max(0, sharedHolds - 1);
@@ -60,28 +76,46 @@ final class Hold {
       exclusiveHolds = Math.max(0, exclusiveHolds - 1);
     }
     int left = sharedHolds + exclusiveHolds;
-    if (left == 0 && expiryWatch != null) {
-      expiryWatch.cancel(false);
-      expiryWatch = null;
+    if (left == 0 && leaseTimer != null) {
+      leaseTimer.cancel(false);
+      leaseTimer = null;
     }
     return left;
   }
 
-  /** Starts the explicit-lease timer unless one is pending. */
-  synchronized void watchExpiry(Supplier<ScheduledFuture<?>> schedule) {
-    if (expiryWatch == null) {
-      expiryWatch = schedule.get();
+  /** A release of one hold is on its way to the backend. */
+  synchronized void releaseSent() {
+    releasesInFlight++;
+  }
+
+  /** The backend answered a release (or it failed). */
+  synchronized void releaseAnswered() {
+    releasesInFlight--;
+  }
+
+  /**
+   * True while a release is on its way: a renewal that finds the record gone then may have raced
+   * with it, and the release's own answer says whether the grant was lost.
+   */
+  synchronized boolean releasing() {
+    return releasesInFlight > 0;
+  }
+
+  /** Starts the lease timer unless one is pending. */
+  synchronized void watchLease(Supplier<@Nullable ScheduledFuture<?>> schedule) {
+    if (leaseTimer == null && sharedHolds + exclusiveHolds > 0) {
+      leaseTimer = schedule.get();
     }
   }
 
-  /** The explicit-lease timer fired. */
-  synchronized void expiryChecked() {
-    expiryWatch = null;
+  /** The lease timer fired. */
+  synchronized void leaseTimerFired() {
+    leaseTimer = null;
   }
 
   /** A renewal sent at {@code sentAt} was confirmed. */
-  synchronized void renewed(long sentAt) {
-    extendValidity(sentAt + leaseNanos - driftAllowance(leaseNanos));
+  synchronized void renewed(long sentAt, long validForNanos) {
+    extendValidity(sentAt, leaseNanos, validForNanos);
   }
 
   /**
@@ -94,7 +128,14 @@ final class Hold {
     return leaseNanos / 100 + 2_000_000L;
   }
 
-  private void extendValidity(long until) {
+  /** The validity of a grant or renewal sent at {@code sentAt}, by this client's clock. */
+  static long validUntil(long sentAt, long leaseNanos, long validForNanos) {
+    long bound = validForNanos >= 0 ? Math.min(leaseNanos, validForNanos) : leaseNanos;
+    return sentAt + bound - driftAllowance(bound);
+  }
+
+  private void extendValidity(long sentAt, long lease, long validForNanos) {
+    long until = validUntil(sentAt, lease, validForNanos);
     if (validUntilNanos == 0 || until - validUntilNanos > 0) {
       validUntilNanos = until;
     }
@@ -108,16 +149,27 @@ final class Hold {
     return sharedHolds + exclusiveHolds;
   }
 
-  synchronized long fencingToken() {
-    return fencingToken;
-  }
-
   synchronized boolean renewedByWatchdog() {
     return watchdog;
   }
 
   synchronized long validUntilNanos() {
     return validUntilNanos;
+  }
+
+  synchronized boolean suspended() {
+    return suspended;
+  }
+
+  /** Returns whether the hold was not suspended before. */
+  synchronized boolean suspend() {
+    boolean was = suspended;
+    suspended = true;
+    return !was;
+  }
+
+  synchronized void resume() {
+    suspended = false;
   }
 
   @Nullable LeaseLostException lost() {

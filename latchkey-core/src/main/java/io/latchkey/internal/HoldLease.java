@@ -40,12 +40,12 @@ final class HoldLease implements Lease {
 
   @Override
   public boolean isValid() {
-    return !released.get() && client.isValid(hold);
+    return !released.get() && client.ledger().isValid(hold);
   }
 
   @Override
   public Duration remaining() {
-    return isValid() ? client.remaining(hold) : Duration.ZERO;
+    return isValid() ? client.ledger().remaining(hold) : Duration.ZERO;
   }
 
   @Override
@@ -59,7 +59,7 @@ final class HoldLease implements Lease {
       return CompletableFuture.failedFuture(
           new IllegalStateException("the lease of " + describe() + " was already released"));
     }
-    return client.release(hold, mode);
+    return client.toCaller(client.ledger().release(hold, mode));
   }
 
   @Override
@@ -70,7 +70,7 @@ final class HoldLease implements Lease {
   @Override
   public void onLost(Consumer<LeaseLostException> listener) {
     Objects.requireNonNull(listener, "listener must not be null");
-    client.onLost(hold, listener);
+    client.ledger().onLost(hold, listener);
   }
 
   private String describe() {

@@ -1,5 +1,6 @@
 package io.latchkey.internal;
 
+import io.latchkey.ClientInfo;
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedMutex;
@@ -9,14 +10,15 @@ import io.latchkey.Feature;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
-import io.latchkey.LeaseLostException;
 import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockAdmin;
 import io.latchkey.LockMode;
 import io.latchkey.LockUpgradeException;
 import io.latchkey.UnsupportedFeatureException;
+import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LockRequest;
@@ -24,16 +26,19 @@ import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.WakeupBus;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,16 +53,20 @@ import org.slf4j.LoggerFactory;
  * io.latchkey.OwnerToken} is its own owner id. A mutex acquire uses a fresh token per acquire,
  * which is what makes it non-reentrant.
  *
- * <p>Holds. The backend counts holds; this client mirrors the counts it was told, per holder, in a
- * {@link Hold}. Thread-owned locks are always known locally, so a foreign unlock is refused without
- * a round trip; token owners may release holds taken by another process, so for them an unknown
- * hold is asked of the backend.
+ * <p>Grants. The backend counts holds; the {@link GrantLedger} mirrors, per grant (holder and
+ * fencing token), the holds this client took, and owns everything that happens to a grant after it
+ * was made: release, lease timers, loss, suspension, undo. Thread-owned locks are always known
+ * locally, so a foreign unlock is refused without a round trip; token owners may release holds
+ * taken by another process, so for them an unknown hold is asked of the backend.
  *
- * <p>Uncertain grants. If an acquire's answer is lost (timeout, connection reset), the backend may
- * have granted it. For a thread owner with no other hold of that lock, the engine releases once, in
- * the background, so that the lock is not left held by nobody's knowledge until its lease ends. For
- * token owners it cannot know whether another process holds that owner's lock, so it leaves the
- * lease to run out.
+ * <p>Uncertain outcomes follow one policy, written in {@link BackendCalls}: an answer that arrives
+ * after the caller gave up (timeout, cancellation) is undone exactly, once; a grant whose answer
+ * came after its lease ran out is undone and never handed out; a call that failed without an answer
+ * proves nothing and is left to run out with its lease.
+ *
+ * <p>Threads. One scheduler thread per client runs every timer (call timeouts, lease timers, the
+ * watchdog, waiting, the presence heartbeat) and never user code. Lease-loss listeners and the late
+ * completions of asynchronous operations run on {@link LatchkeyOptions#callbackExecutor()}.
  */
 public final class LatchkeyClient implements Latchkey {
   private static final Logger LOG = LoggerFactory.getLogger(LatchkeyClient.class);
@@ -69,7 +78,7 @@ public final class LatchkeyClient implements Latchkey {
   private final Set<Feature> features;
   private final ScheduledThreadPoolExecutor scheduler;
   private final BackendCalls calls;
-  private final HoldRegistry holds = new HoldRegistry();
+  private final GrantLedger ledger;
   private final WaitChannels waitChannels;
   private final LeaseRenewer renewer;
   private final boolean pushWakeups;
@@ -78,7 +87,14 @@ public final class LatchkeyClient implements Latchkey {
   private final String threadOwnerPrefix;
   private final ThreadLocal<String> threadOwner;
 
-  private LatchkeyClient(String clientId, LatchkeyOptions options, LatchkeyBackend backend) {
+  private final @Nullable ScheduledFuture<?> heartbeat;
+
+  private LatchkeyClient(
+      String clientId,
+      LatchkeyOptions options,
+      ScheduledThreadPoolExecutor scheduler,
+      GrantLedger.BackendEvents events,
+      LatchkeyBackend backend) {
     this.clientId = clientId;
     this.threadOwnerPrefix = clientId + ":";
     // A thread's owner id never changes; built once per thread, not on every acquire.
@@ -89,18 +105,14 @@ public final class LatchkeyClient implements Latchkey {
     this.features = Set.copyOf(backend.features());
     this.pushWakeups =
         features.contains(Feature.WAKEUP_PUSH) && backend.wakeups() != WakeupBus.NONE;
-    this.scheduler =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread thread = new Thread(runnable, "latchkey-" + clientId.substring(0, 8));
-              thread.setDaemon(true);
-              return thread;
-            });
-    scheduler.setRemoveOnCancelPolicy(true);
+    this.scheduler = scheduler;
     this.calls = new BackendCalls(backend.description(), options.operationTimeout(), scheduler);
+    this.ledger =
+        new GrantLedger(backend, calls, scheduler, options.callbackExecutor(), options.ticker());
+    events.bind(ledger);
     this.waitChannels = new WaitChannels(backend.wakeups(), calls);
-    this.renewer = new LeaseRenewer(this, holds, backend, calls, scheduler);
+    this.renewer = new LeaseRenewer(ledger, backend, calls, scheduler, options);
+    this.heartbeat = features.contains(Feature.PRESENCE) ? startHeartbeat() : null;
     if (options.closeOnShutdown()) {
       Thread hook = new Thread(this::close, "latchkey-shutdown-" + clientId.substring(0, 8));
       Runtime.getRuntime().addShutdownHook(hook);
@@ -121,9 +133,70 @@ public final class LatchkeyClient implements Latchkey {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
     String clientId = HexFormat.of().formatHex(id);
-    LatchkeyBackend backend =
-        factory.open(new BackendContext(clientId, options.operationTimeout(), options.leaseTime()));
-    return new LatchkeyClient(clientId, options, backend);
+    ScheduledThreadPoolExecutor scheduler =
+        new ScheduledThreadPoolExecutor(
+            1,
+            runnable -> {
+              Thread thread = new Thread(runnable, "latchkey-" + clientId.substring(0, 8));
+              thread.setDaemon(true);
+              return thread;
+            });
+    scheduler.setRemoveOnCancelPolicy(true);
+    GrantLedger.BackendEvents events = new GrantLedger.BackendEvents();
+    LatchkeyBackend backend;
+    try {
+      backend =
+          factory.open(
+              new BackendContext(
+                  clientId,
+                  options.operationTimeout(),
+                  options.leaseTime(),
+                  scheduler,
+                  BLOCKING_CALLS,
+                  events));
+    } catch (RuntimeException e) {
+      scheduler.shutdownNow();
+      throw e;
+    }
+    return new LatchkeyClient(clientId, options, scheduler, events, backend);
+  }
+
+  /**
+   * Where backends on synchronous client libraries run their calls: daemon threads made on demand
+   * and shared by the clients of the JVM.
+   */
+  private static final java.util.concurrent.Executor BLOCKING_CALLS =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          runnable -> {
+            Thread thread = new Thread(runnable, "latchkey-backend-call");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  /**
+   * The presence record lives a lease and a third; it is rewritten every third of a lease, so a
+   * backend that lost it (a restart) has it back within a period.
+   */
+  private ScheduledFuture<?> startHeartbeat() {
+    long period = Math.max(1, options.leaseTime().toMillis() / 3);
+    long timeToLive = options.leaseTime().toMillis() + period;
+    ClientInfo self =
+        new ClientInfo(clientId, LocalHost.NAME, ProcessHandle.current().pid(), Instant.now());
+    Supplier<CompletableFuture<@Nullable Void>> write =
+        () ->
+            calls
+                .call(
+                    () -> "write the presence record",
+                    () -> backend.admin().heartbeat(self, timeToLive))
+                .exceptionally(
+                    failure -> {
+                      LOG.debug("could not write the presence record: {}", failure.toString());
+                      return null;
+                    });
+    // The first record is written before the client is handed out, so that a monitor that looks
+    // right after connect sees it (this thread may wait: the timeout runs on the scheduler).
+    write.get().join();
+    return scheduler.scheduleAtFixedRate(write::get, period, period, TimeUnit.MILLISECONDS);
   }
 
   // ---- Latchkey ----
@@ -208,10 +281,21 @@ public final class LatchkeyClient implements Latchkey {
     }
     renewer.stop();
     List<CompletableFuture<Void>> releases = new ArrayList<>();
-    for (Hold hold : holds.all()) {
-      if (hold.lost() == null) {
-        releases.add(releaseEverything(hold));
-      }
+    for (Hold hold : ledger.all()) {
+      releases.add(ledger.releaseEverything(hold).exceptionally(lost -> null));
+    }
+    if (heartbeat != null) {
+      heartbeat.cancel(false);
+      // After any heartbeat in progress, so that none writes the record again.
+      releases.add(
+          CompletableFuture.supplyAsync(
+                  () ->
+                      calls.call(
+                          () -> "delete the presence record",
+                          () -> backend.admin().leave(clientId)),
+                  scheduler)
+              .thenCompose(deleted -> deleted)
+              .exceptionally(failure -> null));
     }
     try {
       CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]))
@@ -255,8 +339,49 @@ public final class LatchkeyClient implements Latchkey {
     return waitChannels;
   }
 
-  HoldRegistry holds() {
-    return holds;
+  GrantLedger ledger() {
+    return ledger;
+  }
+
+  ScheduledExecutorService scheduler() {
+    return scheduler;
+  }
+
+  /**
+   * The form in which an asynchronous operation's stage reaches the caller: if it completes later,
+   * it completes on the callback executor, so the caller's dependent stages never run on the
+   * scheduler or on a client library's network thread; if it is complete already, the caller's own
+   * thread runs them. Cancelling the result cancels {@code source}.
+   */
+  <T> CompletableFuture<T> toCaller(CompletableFuture<T> source) {
+    if (source.isDone()) {
+      return source;
+    }
+    CompletableFuture<T> out = new CompletableFuture<>();
+    source.whenComplete(
+        (value, failure) -> {
+          try {
+            options
+                .callbackExecutor()
+                .execute(
+                    () -> {
+                      if (failure != null) {
+                        out.completeExceptionally(BackendCalls.unwrap(failure));
+                      } else {
+                        out.complete(value);
+                      }
+                    });
+          } catch (java.util.concurrent.RejectedExecutionException refused) {
+            out.completeExceptionally(refused);
+          }
+        });
+    out.whenComplete(
+        (value, failure) -> {
+          if (out.isCancelled()) {
+            source.cancel(false);
+          }
+        });
+    return out;
   }
 
   boolean hasPushWakeups() {
@@ -283,6 +408,13 @@ public final class LatchkeyClient implements Latchkey {
     }
   }
 
+  /** An explicit lease time needs the backend to expire grants by its own clock. */
+  void requireLeaseTime(@Nullable Duration leaseTime) {
+    if (leaseTime != null) {
+      require(Feature.LEASE_TIME);
+    }
+  }
+
   /**
    * Starts acquiring a lock for {@code owner}.
    *
@@ -298,6 +430,7 @@ public final class LatchkeyClient implements Latchkey {
       long waitNanos,
       @Nullable Duration leaseTime) {
     ensureOpen();
+    requireLeaseTime(leaseTime);
     boolean watchdog = leaseTime == null;
     long leaseMillis = watchdog ? options.leaseTime().toMillis() : leaseTime.toMillis();
     // A waiter queues so that a release wakes it alone; a try that will not wait does not.
@@ -306,269 +439,105 @@ public final class LatchkeyClient implements Latchkey {
     HolderRef ref = new HolderRef(ResourceType.LOCK, name, owner);
     long maxSleep =
         Math.min(options.recheckInterval().toNanos(), options.queueKeepAlive().toNanos() / 3);
-    Acquisition<Lease> acquisition =
-        new Acquisition<>(
+    Acquisition.WaitPlan plan =
+        new Acquisition.WaitPlan(
+            ResourceType.LOCK, name, owner, mode == LockMode.SHARED, waitNanos, maxSleep);
+    return new Acquisition<>(
             this,
-            ResourceType.LOCK,
-            name,
-            owner,
-            mode == LockMode.SHARED,
-            waitNanos,
-            maxSleep,
-            () -> {
-              long sentAt = options.ticker().nanoTime();
-              return calls
-                  .call(
-                      () -> "acquire lock '" + name + "'",
-                      () -> backend.locks().tryAcquire(request))
-                  .handle(
-                      (answer, failure) -> {
-                        if (failure != null) {
-                          compensateUncertainGrant(ref, mode, failure);
-                          throw asRuntime(failure);
-                        }
-                        return switch (answer.status()) {
-                          case GRANTED -> {
-                            Hold hold =
-                                registerGrant(
-                                    ref,
-                                    mode,
-                                    answer.fencingToken(),
-                                    watchdog,
-                                    sentAt,
-                                    TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-                            yield Acquisition.Attempt.<Lease>granted(
-                                new HoldLease(this, hold, mode));
-                          }
-                          case BUSY -> Acquisition.Attempt.<Lease>busy(answer.retryAfterMillis());
-                          case UPGRADE_REFUSED ->
-                              throw new LockUpgradeException(
-                                  "owner holds the read lock of '"
-                                      + name
-                                      + "' and asked for its write lock: release the read lock"
-                                      + " first (an upgrade would deadlock against other readers)");
-                        };
-                      });
-            },
-            Lease::releaseAsync,
-            () -> {
-              if (keepAliveMillis > 0) {
-                calls.call(
-                    () -> "leave the queue of lock '" + name + "'",
-                    () -> backend.locks().leaveQueue(name, owner));
+            plan,
+            new Acquisition.Strategy<Lease>() {
+              @Override
+              public CompletableFuture<Acquisition.Attempt<Lease>> attempt() {
+                long sentAt = options.ticker().nanoTime();
+                return calls
+                    .call(
+                        () -> "acquire lock '" + name + "'",
+                        () -> backend.locks().tryAcquire(request),
+                        late -> undoLate(ref, mode, late))
+                    .thenApply(
+                        answer -> lockAnswer(ref, mode, answer, watchdog, sentAt, leaseMillis));
               }
-            });
-    return acquisition.start();
-  }
 
-  private void compensateUncertainGrant(HolderRef ref, LockMode mode, Throwable failure) {
-    if (!(BackendCalls.unwrap(failure) instanceof io.latchkey.BackendUnavailableException)) {
-      return;
-    }
-    if (!isThreadOwner(ref.holderId()) || holds.find(ref) != null) {
-      return;
-    }
-    calls
-        .call(
-            () -> "release uncertain grant of lock '" + ref.name() + "'",
-            () -> backend.locks().release(ref.name(), ref.holderId(), mode))
-        .exceptionally(
-            e -> {
-              LOG.debug("could not release uncertain grant of {}: {}", ref.name(), e.toString());
-              return null;
-            });
-  }
+              @Override
+              public void compensate(Lease granted) {
+                granted.releaseAsync();
+              }
 
-  private Hold registerGrant(
-      HolderRef ref, LockMode mode, long token, boolean watchdog, long sentAt, long leaseNanos) {
-    HoldRegistry.Granted granted = holds.granted(ref, mode, token, watchdog, sentAt, leaseNanos);
-    Hold superseded = granted.superseded();
-    if (superseded != null) {
-      markLost(
-          superseded,
-          new LeaseLostException(
-              describe(superseded)
-                  + " was lost: the backend had forgotten it when the same owner acquired again",
-              null));
-    }
-    if (!watchdog) {
-      watchExplicitLease(granted.hold());
-    }
-    return granted.hold();
-  }
-
-  /**
-   * Releases one grant (lock) or the permit (leased semaphore).
-   *
-   * <p>A lost grant is not released on the backend: the backend has forgotten it already, or (an
-   * explicit lease that ran out by this client's clock a moment before the backend's) will in a
-   * moment. Releasing it there by owner could undo a newer grant to the same owner.
-   */
-  CompletableFuture<Void> release(Hold hold, LockMode mode) {
-    LeaseLostException lost = hold.lost();
-    if (lost != null) {
-      holds.dropOne(hold, mode);
-      return CompletableFuture.failedFuture(lost);
-    }
-    if (hold.holds(mode) == 0) {
-      // Every grant of this hold was released already, e.g. a permit released by its id.
-      return CompletableFuture.failedFuture(
-          new IllegalStateException(describe(hold) + " was already released"));
-    }
-    return releaseOnBackend(hold, mode)
-        .whenComplete(
-            (remaining, failure) -> {
-              if (failure != null) {
-                // The backend could not be told. Forget the grant here so that the watchdog stops
-                // renewing it: its lease then runs out on the backend by itself, as documented.
-                holds.dropOne(hold, mode);
+              @Override
+              public void abandon() {
+                if (keepAliveMillis > 0) {
+                  calls.call(
+                      () -> "leave the queue of lock '" + name + "'",
+                      () -> backend.locks().leaveQueue(name, owner));
+                }
               }
             })
-        .thenApply(
-            remaining -> {
-              if (remaining < 0) {
-                LeaseLostException gone =
-                    new LeaseLostException(
-                        describe(hold)
-                            + " was lost before it was released: the backend no longer knew it"
-                            + " (its lease expired, or it was force-released)",
-                        null);
-                markLost(hold, gone);
-                holds.dropOne(hold, mode);
-                throw gone;
-              }
-              holds.dropOne(hold, mode);
-              return null;
-            });
+        .start();
   }
 
-  /** Returns the holds left in that mode, or -1 if the backend did not know the holder. */
-  private CompletableFuture<Integer> releaseOnBackend(Hold hold, LockMode mode) {
-    HolderRef ref = hold.ref;
-    if (ref.type() == ResourceType.LEASED_SEMAPHORE) {
-      return calls
-          .call(
-              () -> "release a permit of semaphore '" + ref.name() + "'",
-              () -> backend.leasedSemaphores().release(ref.name(), ref.holderId()))
-          .thenApply(wasHeld -> wasHeld ? 0 : -1);
-    }
-    return calls
-        .call(
-            () -> "release lock '" + ref.name() + "'",
-            () -> backend.locks().release(ref.name(), ref.holderId(), mode))
-        .thenApply(result -> result.wasHeld() ? result.remainingHolds() : -1);
-  }
-
-  private CompletableFuture<Void> releaseEverything(Hold hold) {
-    List<CompletableFuture<Void>> all = new ArrayList<>();
-    for (LockMode mode : LockMode.values()) {
-      int count = hold.holds(mode);
-      CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-      for (int i = 0; i < count; i++) {
-        chain = chain.thenCompose(ignored -> release(hold, mode));
+  private Acquisition.Attempt<Lease> lockAnswer(
+      HolderRef ref,
+      LockMode mode,
+      AcquireResult answer,
+      boolean watchdog,
+      long sentAt,
+      long leaseMillis) {
+    return switch (answer.status()) {
+      case GRANTED -> {
+        Hold hold =
+            ledger.granted(
+                ref,
+                mode,
+                answer.fencingToken(),
+                watchdog,
+                sentAt,
+                TimeUnit.MILLISECONDS.toNanos(leaseMillis),
+                validForNanos(answer));
+        // A grant that came too late to use was undone: try again while the wait lasts.
+        yield hold == null
+            ? Acquisition.Attempt.<Lease>busy(0)
+            : Acquisition.Attempt.<Lease>granted(new HoldLease(this, hold, mode));
       }
-      all.add(chain);
-    }
-    return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
+      case BUSY -> Acquisition.Attempt.<Lease>busy(answer.retryAfterMillis(), answer.retryWhen());
+      case UPGRADE_REFUSED ->
+          throw new LockUpgradeException(
+              "owner holds the read lock of '"
+                  + ref.name()
+                  + "' and asked for its write lock: release the read lock"
+                  + " first (an upgrade would deadlock against other readers)");
+    };
   }
 
-  /** Registers a granted permit of a leased semaphore. */
-  Hold permitGranted(
-      String name, String permitId, long token, boolean watchdog, long sentAt, long leaseNanos) {
-    return registerGrant(
+  /** An acquire answer that came after the call timed out: undo exactly the grant it reports. */
+  private void undoLate(HolderRef ref, LockMode mode, AcquireResult late) {
+    if (late.isGranted()) {
+      ledger.undo(
+          new GrantRef(ref, late.fencingToken()), mode, "its answer came after the call timed out");
+    }
+  }
+
+  static long validForNanos(AcquireResult answer) {
+    return answer.validForMillis() < 0
+        ? -1
+        : TimeUnit.MILLISECONDS.toNanos(answer.validForMillis());
+  }
+
+  /** Registers a granted permit of a leased semaphore, or returns null if it came too late. */
+  @Nullable Hold permitGranted(
+      String name,
+      String permitId,
+      AcquireResult answer,
+      boolean watchdog,
+      long sentAt,
+      long leaseNanos) {
+    return ledger.granted(
         new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId),
         LockMode.EXCLUSIVE,
-        token,
+        answer.fencingToken(),
         watchdog,
         sentAt,
-        leaseNanos);
-  }
-
-  /**
-   * An explicit lease is not renewed; when it runs out by this client's clock while still held, the
-   * hold is lost, loudly.
-   */
-  private void watchExplicitLease(Hold hold) {
-    // One timer per hold, not per grant: a re-entry that extends the lease is seen when it fires.
-    hold.watchExpiry(
-        () -> {
-          long delay = hold.validUntilNanos() - options.ticker().nanoTime();
-          return scheduler.schedule(
-              () -> checkExplicitLease(hold), Math.max(0, delay), TimeUnit.NANOSECONDS);
-        });
-  }
-
-  private void checkExplicitLease(Hold hold) {
-    hold.expiryChecked();
-    if (hold.lost() != null || hold.totalHolds() == 0 || hold.renewedByWatchdog()) {
-      return;
-    }
-    if (hold.validUntilNanos() - options.ticker().nanoTime() > 0) {
-      watchExplicitLease(hold);
-      return;
-    }
-    markLost(
-        hold, new LeaseLostException(describe(hold) + " was lost: its lease time ran out", null));
-  }
-
-  void markLost(Hold hold, LeaseLostException reason) {
-    List<Consumer<LeaseLostException>> listeners = hold.markLost(reason);
-    if (listeners.isEmpty()) {
-      return;
-    }
-    LOG.warn("{}", reason.getMessage());
-    for (Consumer<LeaseLostException> listener : listeners) {
-      notifyLost(listener, reason);
-    }
-  }
-
-  void onLost(Hold hold, Consumer<LeaseLostException> listener) {
-    if (!hold.addListener(listener)) {
-      LeaseLostException lost = hold.lost();
-      if (lost != null) {
-        notifyLost(listener, lost);
-      }
-    }
-  }
-
-  private void notifyLost(Consumer<LeaseLostException> listener, LeaseLostException reason) {
-    try {
-      scheduler.execute(() -> callListener(listener, reason));
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      callListener(listener, reason);
-    }
-  }
-
-  private static void callListener(
-      Consumer<LeaseLostException> listener, LeaseLostException reason) {
-    try {
-      listener.accept(reason);
-    } catch (RuntimeException e) {
-      LOG.error("lease-loss listener failed", e);
-    }
-  }
-
-  boolean isValid(Hold hold) {
-    return hold.lost() == null
-        && hold.totalHolds() > 0
-        && hold.validUntilNanos() - options.ticker().nanoTime() > 0;
-  }
-
-  Duration remaining(Hold hold) {
-    return Duration.ofNanos(Math.max(0, hold.validUntilNanos() - options.ticker().nanoTime()));
-  }
-
-  String describe(Hold hold) {
-    HolderRef ref = hold.ref;
-    return switch (ref.type()) {
-      case LEASED_SEMAPHORE -> "permit " + ref.holderId() + " of semaphore '" + ref.name() + "'";
-      default ->
-          "lock '"
-              + ref.name()
-              + "' of owner "
-              + ref.holderId().substring(0, Math.min(ref.holderId().length(), 12))
-              + "…";
-    };
+        leaseNanos,
+        validForNanos(answer));
   }
 
   static RuntimeException asRuntime(Throwable failure) {

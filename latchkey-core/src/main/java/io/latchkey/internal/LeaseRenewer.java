@@ -1,14 +1,13 @@
 package io.latchkey.internal;
 
-import io.latchkey.LeaseLostException;
 import io.latchkey.Ticker;
-import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.RenewResult;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -18,20 +17,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The watchdog: one periodic pass per client renews every hold taken without an explicit lease, in
- * batches of {@code renewBatchSize} holders per backend call.
+ * The watchdog: one periodic pass per client renews every grant taken without an explicit lease, in
+ * batches of {@code renewBatchSize} grants per backend call.
  *
- * <p>A holder the backend reports as gone is lost at once. When a renewal call fails (backend down,
- * timeout), the holds stay valid as long as their last confirmed lease lasts; a hold whose lease
- * has run out by this client's clock without a confirmed renewal is lost. The lease is counted from
- * the moment the renewal was sent, so this client never believes in a lease longer than the
- * backend's.
+ * <p>A grant the backend reports as gone is lost at once (unless a release of it is on its way: the
+ * release's answer decides). When a renewal call, or a shard of it, fails, the grants stay valid as
+ * long as their last confirmed lease lasts: each grant's lease timer in {@link GrantLedger} reports
+ * it lost at that moment. The lease is counted from the moment the renewal was sent, so this client
+ * never believes in a lease longer than the backend's.
  */
 final class LeaseRenewer {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseRenewer.class);
 
-  private final LatchkeyClient client;
-  private final HoldRegistry holds;
+  private final GrantLedger ledger;
   private final LatchkeyBackend backend;
   private final BackendCalls calls;
   private final Ticker ticker;
@@ -41,25 +39,24 @@ final class LeaseRenewer {
   private final ScheduledFuture<?> task;
 
   LeaseRenewer(
-      LatchkeyClient client,
-      HoldRegistry holds,
+      GrantLedger ledger,
       LatchkeyBackend backend,
       BackendCalls calls,
-      ScheduledExecutorService scheduler) {
-    this.client = client;
-    this.holds = holds;
+      ScheduledExecutorService scheduler,
+      io.latchkey.LatchkeyOptions options) {
+    this.ledger = ledger;
     this.backend = backend;
     this.calls = calls;
-    this.ticker = client.options().ticker();
-    this.leaseMillis = client.options().leaseTime().toMillis();
-    this.batchSize = client.options().renewBatchSize();
-    long period = client.options().renewInterval().toNanos();
+    this.ticker = options.ticker();
+    this.leaseMillis = options.leaseTime().toMillis();
+    this.batchSize = options.renewBatchSize();
+    long period = options.renewInterval().toNanos();
     this.task = scheduler.scheduleAtFixedRate(this::renewAll, period, period, TimeUnit.NANOSECONDS);
   }
 
   /** One pass; skipped if the previous pass has not finished (a slow backend). */
   void renewAll() {
-    List<Hold> renewable = holds.renewable();
+    List<Hold> renewable = ledger.renewable();
     if (renewable.isEmpty() || !passInFlight.compareAndSet(false, true)) {
       return;
     }
@@ -73,53 +70,42 @@ final class LeaseRenewer {
   }
 
   private CompletableFuture<Void> renewBatch(List<Hold> batch) {
-    Map<HolderRef, Hold> byRef = new HashMap<>();
+    Map<GrantRef, Hold> byGrant = new HashMap<>();
     for (Hold hold : batch) {
-      byRef.put(hold.ref, hold);
+      byGrant.put(hold.grant(), hold);
     }
     long sentAt = ticker.nanoTime();
     return calls
         .call(
-            () -> "renew " + byRef.size() + " leases",
-            () -> backend.renew(List.copyOf(byRef.keySet()), leaseMillis))
+            () -> "renew " + byGrant.size() + " leases",
+            () -> backend.renew(List.copyOf(byGrant.keySet()), leaseMillis))
         .handle(
-            (gone, failure) -> {
+            (answer, failure) -> {
               if (failure == null) {
-                confirm(byRef, gone, sentAt);
+                confirm(byGrant, answer, sentAt);
               } else {
-                expireUnconfirmed(byRef.values(), failure);
+                LOG.warn("renewing leases on {} failed: {}", calls.backend(), failure.toString());
               }
               return null;
             });
   }
 
-  private void confirm(Map<HolderRef, Hold> byRef, Set<HolderRef> gone, long sentAt) {
-    for (Map.Entry<HolderRef, Hold> entry : byRef.entrySet()) {
-      Hold hold = entry.getValue();
-      if (gone.contains(entry.getKey())) {
-        client.markLost(
-            hold,
-            new LeaseLostException(
-                client.describe(hold)
-                    + " was lost: the backend no longer knows it (its lease expired, or it was"
-                    + " force-released)",
-                null));
-      } else {
-        hold.renewed(sentAt);
-      }
+  private void confirm(Map<GrantRef, Hold> byGrant, RenewResult answer, long sentAt) {
+    long validForNanos =
+        answer.validForMillis() < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(answer.validForMillis());
+    if (!answer.failed().isEmpty()) {
+      LOG.warn(
+          "renewing {} leases on {} failed: {}",
+          answer.failed().size(),
+          calls.backend(),
+          answer.failed().values().iterator().next().toString());
     }
-  }
-
-  private void expireUnconfirmed(Iterable<Hold> batch, Throwable failure) {
-    LOG.warn("renewing leases on {} failed: {}", calls.backend(), failure.toString());
-    long now = ticker.nanoTime();
-    for (Hold hold : batch) {
-      if (now - hold.validUntilNanos() >= 0) {
-        client.markLost(
-            hold,
-            new LeaseLostException(
-                client.describe(hold) + " was lost: renewal kept failing until its lease ran out",
-                BackendCalls.unwrap(failure)));
+    for (Map.Entry<GrantRef, Hold> entry : byGrant.entrySet()) {
+      Hold hold = entry.getValue();
+      if (answer.gone().contains(entry.getKey())) {
+        ledger.goneAtRenewal(hold);
+      } else if (!answer.failed().containsKey(entry.getKey())) {
+        ledger.renewed(hold, sentAt, validForNanos);
       }
     }
   }

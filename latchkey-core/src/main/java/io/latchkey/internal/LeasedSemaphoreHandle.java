@@ -3,6 +3,7 @@ package io.latchkey.internal;
 import io.latchkey.Lease;
 import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockMode;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import io.latchkey.spi.ResourceType;
@@ -92,14 +93,15 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait) {
     Arguments.wait(wait);
-    return Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait);
+    return client.toCaller(Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait));
   }
 
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait);
+    return client.toCaller(
+        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait));
   }
 
   private String what() {
@@ -108,57 +110,69 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
 
   private CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
     client.ensureOpen();
+    client.requireLeaseTime(leaseTime);
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
     String permitId = HexFormat.of().formatHex(id);
     boolean watchdog = leaseTime == null;
     long leaseMillis = watchdog ? client.options().leaseTime().toMillis() : leaseTime.toMillis();
-    return new Acquisition<Lease>(
-            client,
+    Acquisition.WaitPlan plan =
+        new Acquisition.WaitPlan(
             ResourceType.LEASED_SEMAPHORE,
             name,
             null,
             false,
             waitNanos,
-            client.options().recheckInterval().toNanos(),
-            () -> {
-              long sentAt = client.options().ticker().nanoTime();
-              return client
-                  .calls()
-                  .call(() -> what(), () -> store().tryAcquire(name, permitId, leaseMillis))
-                  .handle(
-                      (answer, failure) -> {
-                        if (failure != null) {
-                          releaseQuietly(permitId);
-                          throw LatchkeyClient.asRuntime(failure);
-                        }
-                        if (!answer.isGranted()) {
-                          return Acquisition.Attempt.<Lease>busy(answer.retryAfterMillis());
-                        }
-                        Hold hold =
-                            client.permitGranted(
-                                name,
-                                permitId,
-                                answer.fencingToken(),
-                                watchdog,
-                                sentAt,
-                                TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-                        return Acquisition.Attempt.<Lease>granted(
-                            new HoldLease(client, hold, LockMode.EXCLUSIVE));
-                      });
-            },
-            Lease::releaseAsync,
-            () -> {})
+            client.options().recheckInterval().toNanos());
+    return new Acquisition<>(
+            client,
+            plan,
+            Acquisition.Strategy.<Lease>of(
+                () -> {
+                  long sentAt = client.options().ticker().nanoTime();
+                  return client
+                      .calls()
+                      .call(
+                          this::what,
+                          () -> store().tryAcquire(name, permitId, leaseMillis),
+                          late -> {
+                            if (late.isGranted()) {
+                              undo(permitId, "its answer came after the call timed out");
+                            }
+                          })
+                      .thenApply(
+                          answer -> {
+                            if (!answer.isGranted()) {
+                              return Acquisition.Attempt.<Lease>busy(
+                                  answer.retryAfterMillis(), answer.retryWhen());
+                            }
+                            Hold hold =
+                                client.permitGranted(
+                                    name,
+                                    permitId,
+                                    answer,
+                                    watchdog,
+                                    sentAt,
+                                    TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+                            // A permit that came too late to use was given back: try again.
+                            return hold == null
+                                ? Acquisition.Attempt.<Lease>busy(0)
+                                : Acquisition.Attempt.<Lease>granted(
+                                    new HoldLease(client, hold, LockMode.EXCLUSIVE));
+                          });
+                },
+                Lease::releaseAsync))
         .start();
   }
 
-  /** An attempt whose answer was lost may have been granted: give the permit back by its id. */
-  private void releaseQuietly(String permitId) {
+  /** Gives a permit nobody will use back, by its id, once. */
+  private void undo(String permitId, String why) {
     client
-        .calls()
-        .call(
-            () -> "release uncertain permit of " + subject(), () -> store().release(name, permitId))
-        .exceptionally(e -> false);
+        .ledger()
+        .undo(
+            new GrantRef(new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId), 1),
+            LockMode.EXCLUSIVE,
+            why);
   }
 
   @Override
@@ -170,11 +184,16 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
   public CompletionStage<Boolean> releaseAsync(String permitId) {
     Arguments.permitId(permitId);
     client.ensureOpen();
-    Hold hold = client.holds().find(new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId));
+    return client.toCaller(releasePermit(permitId));
+  }
+
+  private CompletableFuture<Boolean> releasePermit(String permitId) {
+    Hold hold = client.ledger().find(new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId));
     if (hold != null) {
       // A permit this client granted: release it as its lease would, but answer "not held"
       // instead of throwing when it was lost.
       return client
+          .ledger()
           .release(hold, LockMode.EXCLUSIVE)
           .handle(
               (ok, failure) -> {

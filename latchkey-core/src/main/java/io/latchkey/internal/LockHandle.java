@@ -1,11 +1,13 @@
 package io.latchkey.internal;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.Feature;
 import io.latchkey.HolderInfo;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LockMode;
 import io.latchkey.OwnerToken;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.ResourceType;
 import java.time.Duration;
@@ -87,14 +89,15 @@ final class LockHandle implements DistributedLock {
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait) {
     Arguments.wait(wait);
-    return Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait);
+    return client.toCaller(Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait));
   }
 
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait);
+    return client.toCaller(
+        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait));
   }
 
   @Override
@@ -153,26 +156,29 @@ final class LockHandle implements DistributedLock {
 
   @Override
   public CompletionStage<Void> unlockAsync() {
-    return unlockFor(owner());
+    return client.toCaller(unlockFor(owner()));
   }
 
   private CompletableFuture<Void> unlockFor(String owner) {
     client.ensureOpen();
-    Hold hold = client.holds().find(new HolderRef(ResourceType.LOCK, name, owner));
+    HolderRef ref = new HolderRef(ResourceType.LOCK, name, owner);
+    Hold hold = client.ledger().find(ref);
     if (hold != null && hold.holds(mode) > 0) {
-      return client.release(hold, mode);
+      return client.ledger().release(hold, mode);
     }
     if (client.isThreadOwner(owner)) {
       return CompletableFuture.failedFuture(
           new IllegalMonitorStateException(
               "lock '" + name + "' is not held by thread " + Thread.currentThread().getName()));
     }
-    // A token owner may release a hold that another thread or process of that owner took.
+    // A token owner may release a hold that another thread or process of that owner took; it
+    // cannot know that grant's fencing token.
+    client.require(Feature.REMOTE_OWNER_TOKENS);
     return client
         .calls()
         .call(
             () -> "release lock '" + name + "'",
-            () -> client.backend().locks().release(name, owner, mode))
+            () -> client.backend().locks().release(new GrantRef(ref, GrantRef.ANY_TOKEN), mode))
         .thenApply(
             result -> {
               if (!result.wasHeld()) {
@@ -190,13 +196,13 @@ final class LockHandle implements DistributedLock {
 
   @Override
   public boolean isHeldByCurrentOwner() {
-    Hold hold = client.holds().find(new HolderRef(ResourceType.LOCK, name, owner()));
+    Hold hold = client.ledger().find(new HolderRef(ResourceType.LOCK, name, owner()));
     return hold != null && hold.lost() == null && hold.holds(mode) > 0;
   }
 
   @Override
   public int holdCount() {
-    Hold hold = client.holds().find(new HolderRef(ResourceType.LOCK, name, owner()));
+    Hold hold = client.ledger().find(new HolderRef(ResourceType.LOCK, name, owner()));
     return hold == null ? 0 : hold.holds(mode);
   }
 
@@ -206,12 +212,13 @@ final class LockHandle implements DistributedLock {
   }
 
   private java.util.stream.Stream<HolderInfo> holders() {
+    client.require(Feature.ADMIN);
     return Blocking.join(
             client
                 .calls()
                 .call(
                     () -> "inspect lock '" + name + "'",
-                    () -> client.backend().locks().inspect(name)))
+                    () -> client.backend().admin().inspect(name)))
         .stream()
         .flatMap(info -> info.holders().stream())
         .filter(holder -> holder.mode() == mode);

@@ -4,7 +4,8 @@ import io.latchkey.DistributedLock;
 
 /**
  * The global order in which {@link io.latchkey.MultiLock} takes its members: by backend, then by
- * name. Every process that uses the same backend URI and names computes the same order.
+ * name. Every process that uses the same lock service and names computes the same order, however it
+ * spelled the URI ({@link io.latchkey.spi.LatchkeyBackend#identity()}).
  */
 public final class LockOrdering {
   private LockOrdering() {}
@@ -15,7 +16,7 @@ public final class LockOrdering {
    * @throws IllegalArgumentException if the lock was not made by latchkey
    */
   public static String key(DistributedLock lock) {
-    return handle(lock).client().backendDescription() + '\u0000' + lock.name();
+    return handle(lock).client().backend().identity() + '\u0000' + lock.name();
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.latchkey.internal;
 
 import io.latchkey.DistributedMutex;
+import io.latchkey.Feature;
 import io.latchkey.Lease;
 import io.latchkey.LockMode;
 import io.latchkey.OwnerToken;
@@ -54,24 +55,26 @@ final class MutexHandle implements DistributedMutex {
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait) {
     Arguments.wait(wait);
-    return Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait);
+    return client.toCaller(Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait));
   }
 
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait);
+    return client.toCaller(
+        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait));
   }
 
   @Override
   public boolean isLocked() {
+    client.require(Feature.ADMIN);
     return Blocking.join(
             client
                 .calls()
                 .call(
                     () -> "inspect mutex '" + name + "'",
-                    () -> client.backend().locks().inspect(name)))
+                    () -> client.backend().admin().inspect(name)))
         .isPresent();
   }
 

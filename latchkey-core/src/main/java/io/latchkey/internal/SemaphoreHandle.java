@@ -81,9 +81,10 @@ final class SemaphoreHandle implements DistributedSemaphore {
   public CompletionStage<Void> acquireAsync(int permits, Duration wait) {
     Arguments.permits(permits);
     Arguments.wait(wait);
-    return Results.map(
-        Results.orTimeoutAsync(start(permits, wait.toNanos()), () -> what(permits), wait),
-        taken -> null);
+    return client.toCaller(
+        Results.map(
+            Results.orTimeoutAsync(start(permits, wait.toNanos()), () -> what(permits), wait),
+            taken -> null));
   }
 
   private String what(int permits) {
@@ -92,25 +93,36 @@ final class SemaphoreHandle implements DistributedSemaphore {
 
   private CompletableFuture<@Nullable Boolean> start(int permits, long waitNanos) {
     client.ensureOpen();
-    return new Acquisition<Boolean>(
-            client,
+    Acquisition.WaitPlan plan =
+        new Acquisition.WaitPlan(
             ResourceType.SEMAPHORE,
             name,
             null,
             false,
             waitNanos,
-            client.options().recheckInterval().toNanos(),
-            () ->
-                client
-                    .calls()
-                    .call(() -> what(permits), () -> store().tryAcquire(name, permits))
-                    .thenApply(
-                        taken ->
-                            taken
-                                ? Acquisition.Attempt.granted(Boolean.TRUE)
-                                : Acquisition.Attempt.<Boolean>busy(-1)),
-            taken -> releaseAsync(permits),
-            () -> {})
+            client.options().recheckInterval().toNanos());
+    return new Acquisition<>(
+            client,
+            plan,
+            Acquisition.Strategy.<Boolean>of(
+                () ->
+                    client
+                        .calls()
+                        .call(
+                            () -> what(permits),
+                            () -> store().tryAcquire(name, permits),
+                            lateTaken -> {
+                              // Taken after the call timed out: give them back, once.
+                              if (lateTaken) {
+                                releaseAsync(permits);
+                              }
+                            })
+                        .thenApply(
+                            taken ->
+                                taken
+                                    ? Acquisition.Attempt.granted(Boolean.TRUE)
+                                    : Acquisition.Attempt.<Boolean>busy(-1)),
+                taken -> releaseAsync(permits)))
         .start();
   }
 
@@ -122,11 +134,12 @@ final class SemaphoreHandle implements DistributedSemaphore {
   @Override
   public CompletionStage<Void> releaseAsync(int permits) {
     Arguments.permits(permits);
-    return client
-        .calls()
-        .call(
-            () -> "release " + permits + " permit(s) of " + subject(),
-            () -> store().addPermits(name, permits));
+    return client.toCaller(
+        client
+            .calls()
+            .call(
+                () -> "release " + permits + " permit(s) of " + subject(),
+                () -> store().addPermits(name, permits)));
   }
 
   @Override

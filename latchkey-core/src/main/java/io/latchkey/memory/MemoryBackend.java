@@ -5,13 +5,15 @@ import io.latchkey.Feature;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
 import io.latchkey.spi.AcquireResult;
-import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.AdminStore;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.SemaphoreStore;
 import io.latchkey.spi.Wakeup;
@@ -32,7 +34,7 @@ import java.util.function.Supplier;
  * stages; after {@link #close()} every call fails as a closed connection would.
  */
 final class MemoryBackend
-    implements LatchkeyBackend, LockStore, SemaphoreStore, LatchStore, WakeupBus {
+    implements LatchkeyBackend, LockStore, SemaphoreStore, LatchStore, AdminStore, WakeupBus {
   private final MemoryLockServer server;
   private final String clientId;
   private final Set<Runnable> subscriptions = ConcurrentHashMap.newKeySet();
@@ -41,19 +43,6 @@ final class MemoryBackend
   MemoryBackend(MemoryLockServer server, String clientId) {
     this.server = server;
     this.clientId = clientId;
-    server.connected(
-        new ClientInfo(clientId, HOST, ProcessHandle.current().pid(), java.time.Instant.now()));
-  }
-
-  /** The in-memory server lives in this JVM, so every client is on this host. */
-  private static final String HOST = hostName();
-
-  private static String hostName() {
-    try {
-      return java.net.InetAddress.getLocalHost().getHostName();
-    } catch (java.io.IOException e) {
-      return "localhost";
-    }
   }
 
   private <T> CompletionStage<T> answer(Supplier<T> operation) {
@@ -69,10 +58,18 @@ final class MemoryBackend
     return server.description();
   }
 
+  /**
+   * Everything a lease-record service has; its holds are not bound to a connection, and waiting is
+   * by pushed wake-ups, not watches.
+   */
   @Override
   public Set<Feature> features() {
-    return EnumSet.allOf(Feature.class);
+    return FEATURES;
   }
+
+  static final Set<Feature> FEATURES =
+      Set.copyOf(
+          EnumSet.complementOf(EnumSet.of(Feature.CONNECTION_BOUND_HOLDS, Feature.WAKEUP_WATCH)));
 
   @Override
   public LockStore locks() {
@@ -95,19 +92,23 @@ final class MemoryBackend
   }
 
   @Override
+  public AdminStore admin() {
+    return this;
+  }
+
+  @Override
   public WakeupBus wakeups() {
     return this;
   }
 
   @Override
-  public CompletionStage<Set<HolderRef>> renew(Collection<HolderRef> holders, long leaseMillis) {
-    return answer(() -> server.renew(holders, leaseMillis));
+  public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
+    return answer(() -> RenewResult.gone(server.renew(grants, leaseMillis)));
   }
 
   @Override
   public void close() {
     closed = true;
-    server.disconnected(clientId);
     subscriptions.forEach(Runnable::run);
     subscriptions.clear();
   }
@@ -120,8 +121,8 @@ final class MemoryBackend
   }
 
   @Override
-  public CompletionStage<ReleaseResult> release(String name, String owner, LockMode mode) {
-    return answer(() -> server.release(name, owner, mode));
+  public CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode) {
+    return answer(() -> server.release(grant, mode));
   }
 
   @Override
@@ -138,9 +139,29 @@ final class MemoryBackend
     return answer(() -> server.evict(name, owner));
   }
 
+  // ---- AdminStore ----
+
   @Override
   public CompletionStage<List<ClientInfo>> clients() {
     return answer(server::clients);
+  }
+
+  @Override
+  public CompletionStage<Void> heartbeat(ClientInfo self, long timeToLiveMillis) {
+    return answer(
+        () -> {
+          server.heartbeat(self, timeToLiveMillis);
+          return null;
+        });
+  }
+
+  @Override
+  public CompletionStage<Void> leave(String clientId) {
+    return answer(
+        () -> {
+          server.left(clientId);
+          return null;
+        });
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.latchkey.LockMode;
 import io.latchkey.Ticker;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ReleaseResult;
@@ -66,7 +67,7 @@ public final class MemoryLockServer {
   private final Map<String, PermitPool> permitPools = new HashMap<>();
   private final Map<String, Long> latches = new HashMap<>();
   private final Map<Channel, List<Consumer<Wakeup>>> subscribers = new ConcurrentHashMap<>();
-  private final Map<String, ClientInfo> clients = new ConcurrentHashMap<>();
+  private final Map<String, Presence> clients = new ConcurrentHashMap<>();
   private final ExecutorService dispatcher =
       Executors.newSingleThreadExecutor(
           runnable -> {
@@ -186,7 +187,9 @@ public final class MemoryLockServer {
     return result;
   }
 
-  ReleaseResult release(String name, String owner, LockMode mode) {
+  ReleaseResult release(GrantRef grant, LockMode mode) {
+    String name = grant.name();
+    String owner = grant.holderId();
     Runnable wakeup;
     ReleaseResult result;
     synchronized (this) {
@@ -197,7 +200,9 @@ public final class MemoryLockServer {
       }
       lock.purge(now);
       Holder me = lock.holders.get(owner);
-      if (me == null || (mode == LockMode.SHARED ? me.shared : me.exclusive) == 0) {
+      if (me == null
+          || !grant.matches(me.token)
+          || (mode == LockMode.SHARED ? me.shared : me.exclusive) == 0) {
         dropIfEmpty(name, lock);
         return ReleaseResult.NOT_HELD;
       }
@@ -321,29 +326,32 @@ public final class MemoryLockServer {
 
   // ---- clients ----
 
-  void connected(ClientInfo client) {
-    clients.put(client.clientId(), client);
+  void heartbeat(ClientInfo client, long timeToLiveMillis) {
+    clients.put(client.clientId(), new Presence(client, now() + timeToLiveMillis));
   }
 
-  void disconnected(String clientId) {
+  void left(String clientId) {
     clients.remove(clientId);
   }
 
   List<ClientInfo> clients() {
-    List<ClientInfo> live = new ArrayList<>(clients.values());
+    long now = now();
+    clients.values().removeIf(presence -> presence.expiresAt() <= now);
+    List<ClientInfo> live = new ArrayList<>();
+    clients.values().forEach(presence -> live.add(presence.client()));
     live.sort(java.util.Comparator.comparing(ClientInfo::clientId));
     return live;
   }
 
   // ---- renewal ----
 
-  synchronized Set<HolderRef> renew(Collection<HolderRef> refs, long leaseMillis) {
+  synchronized Set<GrantRef> renew(Collection<GrantRef> grants, long leaseMillis) {
     long now = now();
-    Set<HolderRef> gone = new HashSet<>();
-    for (HolderRef ref : refs) {
-      Leased leased = find(ref, now);
-      if (leased == null) {
-        gone.add(ref);
+    Set<GrantRef> gone = new HashSet<>();
+    for (GrantRef grant : grants) {
+      Leased leased = find(grant.holder(), now);
+      if (leased == null || !grant.matches(leased.token())) {
+        gone.add(grant);
       } else {
         leased.extendTo(now + leaseMillis);
       }
@@ -532,7 +540,11 @@ public final class MemoryLockServer {
 
   private record Channel(ResourceType type, String name) {}
 
+  private record Presence(ClientInfo client, long expiresAt) {}
+
   private interface Leased {
+    long token();
+
     void extendTo(long deadline);
   }
 
@@ -546,6 +558,11 @@ public final class MemoryLockServer {
     Holder(String clientId, long token) {
       this.clientId = clientId;
       this.token = token;
+    }
+
+    @Override
+    public long token() {
+      return token;
     }
 
     @Override
@@ -607,6 +624,11 @@ public final class MemoryLockServer {
     Permit(long token, long expiresAt) {
       this.token = token;
       this.expiresAt = expiresAt;
+    }
+
+    @Override
+    public long token() {
+      return token;
     }
 
     @Override

@@ -6,9 +6,28 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 /**
- * One client's connection to a lock service. Every operation is atomic on the backend and returns
- * at once with a stage; failures complete the stage exceptionally. Expiry is judged by the
- * backend's clock, never by comparing client clocks.
+ * One client's connection to a lock service.
+ *
+ * <p>The contract every backend keeps:
+ *
+ * <ul>
+ *   <li><b>Atomic, at most once.</b> Every operation is one atomic step on the backend (one script,
+ *       one statement or short transaction, one ZooKeeper operation or multi-op) and is applied at
+ *       most once: never re-sent after a reconnect, never retried blindly. A call the engine gave
+ *       up on (its timeout passed) must not be sent later; if it was sent, its answer still
+ *       completes the stage, so that the engine can undo what it proves was granted.
+ *   <li><b>Asynchronous.</b> Every method returns at once with a stage; the engine bounds how long
+ *       it waits. A backend on a synchronous client library runs its calls on {@link
+ *       BackendContext#blockingExecutor()}.
+ *   <li><b>Refusals are latchkey's exceptions.</b> A stage fails with {@link
+ *       IllegalArgumentException} for input the backend cannot take (a count past its range), with
+ *       {@link io.latchkey.UnsupportedFeatureException} for an undeclared feature; any other
+ *       failure means the outcome is unknown (the engine treats it as "may have happened").
+ *   <li><b>The backend's clock.</b> Expiry is judged by the backend's clock, never by comparing
+ *       client clocks.
+ *   <li><b>Grants, not owners.</b> Renewal and release name a grant by owner and fencing token
+ *       ({@link GrantRef}); a record with another token is another grant.
+ * </ul>
  *
  * <p>The stores for optional features are only asked for when {@link #features()} declares them.
  */
@@ -17,6 +36,18 @@ public interface LatchkeyBackend extends AutoCloseable {
    * @return a description for messages and logs, without secrets (e.g. {@code redis://host:6379})
    */
   String description();
+
+  /**
+   * A stable name of the lock service this backend talks to, the same however its URI was spelled
+   * (host names resolved, default ports and options dropped), so that two clients of one service
+   * agree on it: a multi-lock takes its members in the order of (identity, name) to avoid deadlocks
+   * between clients.
+   *
+   * @return the identity of the lock service
+   */
+  default String identity() {
+    return description();
+  }
 
   /**
    * @return the optional features this backend has
@@ -44,20 +75,28 @@ public interface LatchkeyBackend extends AutoCloseable {
   LatchStore latches();
 
   /**
+   * @return the operator's operations, if {@link Feature#ADMIN} is declared
+   */
+  AdminStore admin();
+
+  /**
    * @return the wake-up channel; {@link WakeupBus#NONE} without {@link Feature#WAKEUP_PUSH}
    */
   WakeupBus wakeups();
 
   /**
-   * Extends the leases of many holders at once, each to at least {@code leaseMillis} from now. The
-   * watchdog calls this once per batch per period, so a backend should make it one round trip (or
-   * one per shard).
+   * Extends the leases of many grants at once, each to at least {@code leaseMillis} from now by the
+   * backend's clock, if the holder's record still carries the grant's fencing token. Never shortens
+   * a lease, so a call with a tiny lease only confirms grants (the engine does that after {@link
+   * GrantEvents#allResumed()}). The watchdog calls this once per batch per period, so a backend
+   * should make it one round trip (or one per shard); a shard that fails fails only its grants
+   * ({@link RenewResult#failed()}).
    *
-   * @param holders lock owners and leased permits to renew
-   * @param leaseMillis the new lease, from now by the backend's clock; never shortens a lease
-   * @return the holders that are no longer held (expired, released elsewhere, force-released)
+   * @param grants lock grants and leased permits to renew
+   * @param leaseMillis the new lease, from now by the backend's clock
+   * @return which grants are gone or could not be renewed
    */
-  CompletionStage<Set<HolderRef>> renew(Collection<HolderRef> holders, long leaseMillis);
+  CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis);
 
   /** Closes connections; held records stay on the server until released or expired. */
   @Override

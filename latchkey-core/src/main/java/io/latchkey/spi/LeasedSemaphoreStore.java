@@ -35,7 +35,8 @@ public interface LeasedSemaphoreStore {
   CompletionStage<AcquireResult> tryAcquire(String name, String permitId, long leaseMillis);
 
   /**
-   * Frees a permit and wakes one waiter.
+   * Frees a permit and wakes one waiter. Permit ids are chosen at random by the engine for each
+   * acquisition, so the id alone names one grant.
    *
    * @param name the semaphore name
    * @param permitId the permit

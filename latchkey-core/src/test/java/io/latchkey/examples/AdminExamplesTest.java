@@ -79,7 +79,7 @@ class AdminExamplesTest {
     Lease b = latchkey.readWriteLock("catalog").readLock().acquire(Duration.ZERO);
     // tag::list[]
     LockAdmin admin = latchkey.admin();
-    if (latchkey.features().contains(Feature.INSPECTION)) { // list() needs it; inspect() does not
+    if (latchkey.features().contains(Feature.ADMIN)) { // every admin() operation needs it
       for (LockInfo lock : admin.list()) {
         for (HolderInfo holder : lock.holders()) {
           System.out.printf(
@@ -163,7 +163,7 @@ class AdminExamplesTest {
   @Test
   void clients() {
     // tag::clients[]
-    for (ClientInfo client : latchkey.admin().clients()) { // needs Feature.INSPECTION
+    for (ClientInfo client : latchkey.admin().clients()) { // needs Feature.PRESENCE
       System.out.printf(
           "%s on %s (pid %d) since %s%n",
           client.clientId(), client.host(), client.pid(), client.startedAt());

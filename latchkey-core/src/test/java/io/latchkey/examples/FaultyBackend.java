@@ -6,15 +6,17 @@ import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
 import io.latchkey.memory.MemoryLockServer;
 import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.BackendFactory;
-import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.SemaphoreStore;
 import io.latchkey.spi.WakeupBus;
 import java.io.UncheckedIOException;
@@ -75,7 +77,7 @@ final class FaultyBackend implements BackendFactory {
     };
   }
 
-  private final class Connection implements LatchkeyBackend, LockStore {
+  private final class Connection implements LatchkeyBackend, LockStore, AdminStore {
     private final LatchkeyBackend memory;
 
     Connection(LatchkeyBackend memory) {
@@ -113,13 +115,18 @@ final class FaultyBackend implements BackendFactory {
     }
 
     @Override
+    public AdminStore admin() {
+      return this;
+    }
+
+    @Override
     public WakeupBus wakeups() {
       return features.contains(Feature.WAKEUP_PUSH) ? memory.wakeups() : WakeupBus.NONE;
     }
 
     @Override
-    public CompletionStage<Set<HolderRef>> renew(Collection<HolderRef> holders, long leaseMillis) {
-      return apply(() -> memory.renew(holders, leaseMillis));
+    public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
+      return apply(() -> memory.renew(grants, leaseMillis));
     }
 
     @Override
@@ -133,8 +140,8 @@ final class FaultyBackend implements BackendFactory {
     }
 
     @Override
-    public CompletionStage<ReleaseResult> release(String name, String owner, LockMode mode) {
-      return apply(() -> memory.locks().release(name, owner, mode));
+    public CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode) {
+      return apply(() -> memory.locks().release(grant, mode));
     }
 
     @Override
@@ -144,27 +151,37 @@ final class FaultyBackend implements BackendFactory {
 
     @Override
     public CompletionStage<Boolean> forceRelease(String name) {
-      return apply(() -> memory.locks().forceRelease(name));
+      return apply(() -> memory.admin().forceRelease(name));
     }
 
     @Override
     public CompletionStage<Boolean> evict(String name, String owner) {
-      return apply(() -> memory.locks().evict(name, owner));
+      return apply(() -> memory.admin().evict(name, owner));
     }
 
     @Override
     public CompletionStage<List<ClientInfo>> clients() {
-      return apply(() -> memory.locks().clients());
+      return apply(() -> memory.admin().clients());
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> inspect(String name) {
-      return apply(() -> memory.locks().inspect(name));
+      return apply(() -> memory.admin().inspect(name));
     }
 
     @Override
     public CompletionStage<List<LockInfo>> list() {
-      return apply(() -> memory.locks().list());
+      return apply(() -> memory.admin().list());
+    }
+
+    @Override
+    public CompletionStage<Void> heartbeat(ClientInfo self, long timeToLiveMillis) {
+      return apply(() -> memory.admin().heartbeat(self, timeToLiveMillis));
+    }
+
+    @Override
+    public CompletionStage<Void> leave(String clientId) {
+      return apply(() -> memory.admin().leave(clientId));
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latchkey.LockMode;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LockRequest;
@@ -76,7 +77,7 @@ class MemoryLockServerTest {
     acquire(a, fair("a:1"));
     assertThat(acquire(b, fair("b:1")).isGranted()).isFalse();
     assertThat(acquire(b, fair("b:2")).isGranted()).isFalse();
-    a.locks().release("x", "a:1", LockMode.EXCLUSIVE);
+    a.locks().release(anyGrant("x", "a:1"), LockMode.EXCLUSIVE);
     // b:2 arrived second, so it must wait for b:1 even though the lock is free.
     assertThat(acquire(b, fair("b:2")).isGranted()).isFalse();
     // b:1 stops renewing its place; after the keep-alive it drops out and b:2 is served.
@@ -88,15 +89,34 @@ class MemoryLockServerTest {
 
   @Test
   void renewReportsHoldersThatAreGone() {
-    acquire(a, exclusive("a:1", 100));
-    HolderRef held = new HolderRef(ResourceType.LOCK, "x", "a:1");
-    HolderRef never = new HolderRef(ResourceType.LOCK, "y", "a:1");
-    assertThat(a.renew(List.of(held, never), 1000).toCompletableFuture().join())
-        .containsExactly(never);
+    long token = acquire(a, exclusive("a:1", 100)).fencingToken();
+    GrantRef held = new GrantRef(new HolderRef(ResourceType.LOCK, "x", "a:1"), token);
+    GrantRef never = new GrantRef(new HolderRef(ResourceType.LOCK, "y", "a:1"), token);
+    GrantRef otherGrant = new GrantRef(held.holder(), token + 1);
+    assertThat(a.renew(List.of(held, never, otherGrant), 1000).toCompletableFuture().join().gone())
+        .containsExactlyInAnyOrder(never, otherGrant);
     clock.advance(Duration.ofMillis(900));
     assertThat(acquire(b, exclusive("b:1", 100)).isGranted()).isFalse();
     clock.advance(Duration.ofMillis(100));
-    assertThat(a.renew(List.of(held), 1000).toCompletableFuture().join()).containsExactly(held);
+    assertThat(a.renew(List.of(held), 1000).toCompletableFuture().join().gone())
+        .containsExactly(held);
+  }
+
+  @Test
+  void releaseOfAnotherGrantOfTheSameOwnerChangesNothing() {
+    long token = acquire(a, exclusive("a:1", 1000)).fencingToken();
+    GrantRef stale = new GrantRef(new HolderRef(ResourceType.LOCK, "x", "a:1"), token + 1);
+    assertThat(a.locks().release(stale, LockMode.EXCLUSIVE).toCompletableFuture().join().wasHeld())
+        .isFalse();
+    assertThat(acquire(b, exclusive("b:1", 1000)).isGranted()).isFalse();
+    GrantRef current = new GrantRef(stale.holder(), token);
+    assertThat(
+            a.locks().release(current, LockMode.EXCLUSIVE).toCompletableFuture().join().wasHeld())
+        .isTrue();
+  }
+
+  private static GrantRef anyGrant(String name, String owner) {
+    return new GrantRef(new HolderRef(ResourceType.LOCK, name, owner), GrantRef.ANY_TOKEN);
   }
 
   @Test
@@ -119,13 +139,13 @@ class MemoryLockServerTest {
     LockRequest waitsSecond = new LockRequest("x", "b:2", LockMode.EXCLUSIVE, 1000, false, 500);
     assertThat(acquire(b, waitsFirst).isGranted()).isFalse();
     assertThat(acquire(b, waitsSecond).isGranted()).isFalse();
-    a.locks().release("x", "a:1", LockMode.EXCLUSIVE);
+    a.locks().release(anyGrant("x", "a:1"), LockMode.EXCLUSIVE);
     assertThat(heard.poll(5, java.util.concurrent.TimeUnit.SECONDS))
         .isEqualTo(io.latchkey.spi.Wakeup.forOwner("b:1"));
     // A try that does not wait is not queued, so it is never woken.
     assertThat(acquire(a, exclusive("a:9", 1000)).isGranted()).isTrue();
     assertThat(acquire(b, exclusive("b:3", 1000)).isGranted()).isFalse();
-    assertThat(a.locks().inspect("x").toCompletableFuture().join().orElseThrow().queuedWaiters())
+    assertThat(a.admin().inspect("x").toCompletableFuture().join().orElseThrow().queuedWaiters())
         .isEqualTo(2);
   }
 }

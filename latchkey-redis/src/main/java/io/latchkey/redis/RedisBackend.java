@@ -2,12 +2,14 @@ package io.latchkey.redis;
 
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Feature;
+import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.BackendContext;
-import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import io.latchkey.spi.LockStore;
+import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.SemaphoreStore;
 import io.latchkey.spi.WakeupBus;
@@ -32,13 +34,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
@@ -88,8 +89,9 @@ public final class RedisBackend implements LatchkeyBackend {
    * record hash. RedisCommandConnection.bySlot() is the one place that groups keys by slot; listing
    * locks uses it too.
    *
-   * Threads. Lettuce's event loops (shared by every backend of the JVM) run the callbacks; a small
-   * daemon scheduler per backend refreshes the presence record and orders pub/sub subscriptions.
+   * Threads. Lettuce's event loops (shared by every backend of the JVM) run the callbacks; the
+   * engine's scheduler (BackendContext) runs the one delayed task, a channel's lingering
+   * unsubscribe. The engine writes the presence record (RedisAdminStore) through AdminStore.
    */
 
   private static final Duration LETTUCE_TIMEOUT_MARGIN = Duration.ofSeconds(1);
@@ -100,8 +102,7 @@ public final class RedisBackend implements LatchkeyBackend {
   private final List<AbstractRedisClient> clients;
   private final RedisCommandConnection redis;
   private final StatefulRedisPubSubConnection<String, String> pubSub;
-  private final ScheduledExecutorService scheduler;
-  private final RedisPresence presence;
+  private final RedisAdminStore admin;
   private final RedisLockStore locks;
   private final RedisSemaphoreStore semaphores;
   private final RedisLeasedSemaphoreStore leasedSemaphores;
@@ -121,27 +122,13 @@ public final class RedisBackend implements LatchkeyBackend {
     this.clients = List.copyOf(clients);
     this.redis = redis;
     this.pubSub = pubSub;
-    ScheduledThreadPoolExecutor executor =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              String id = context.clientId();
-              Thread thread =
-                  new Thread(
-                      runnable, "latchkey-redis-" + id.substring(0, Math.min(8, id.length())));
-              thread.setDaemon(true);
-              return thread;
-            });
-    executor.setRemoveOnCancelPolicy(true);
-    this.scheduler = executor;
     RedisGrants grants = new RedisGrants(redis, settings.replicaWait(), settings.description());
-    this.presence = new RedisPresence(redis, keys, context.clientId(), context.leaseTime());
+    this.admin = new RedisAdminStore(redis, keys);
     this.locks = new RedisLockStore(redis, grants, keys, context.clientId());
     this.semaphores = new RedisSemaphoreStore(redis, grants, keys);
     this.leasedSemaphores = new RedisLeasedSemaphoreStore(redis, grants, keys);
     this.latches = new RedisLatchStore(redis, keys);
-    this.wakeups = new RedisWakeups(pubSub, redis.shardedPubSub(), keys, scheduler);
-    presence.start(scheduler);
+    this.wakeups = new RedisWakeups(pubSub, redis.shardedPubSub(), keys, context.scheduler());
   }
 
   /**
@@ -279,9 +266,16 @@ public final class RedisBackend implements LatchkeyBackend {
     return settings.description();
   }
 
+  /**
+   * Everything but what belongs to other families: holds live in Redis by the Redis clock, not on a
+   * connection, and waiting is by pub/sub, not by watches.
+   */
   @Override
   public Set<Feature> features() {
-    return EnumSet.allOf(Feature.class);
+    Set<Feature> features = EnumSet.allOf(Feature.class);
+    features.remove(Feature.CONNECTION_BOUND_HOLDS);
+    features.remove(Feature.WAKEUP_WATCH);
+    return features;
   }
 
   @Override
@@ -305,55 +299,75 @@ public final class RedisBackend implements LatchkeyBackend {
   }
 
   @Override
+  public AdminStore admin() {
+    return admin;
+  }
+
+  @Override
   public WakeupBus wakeups() {
     return wakeups;
   }
 
+  /**
+   * One script call per hash slot (one in all outside a cluster). A slot whose call fails fails
+   * only its grants: the others' answers are acted upon at once.
+   */
   @Override
-  public CompletionStage<Set<HolderRef>> renew(Collection<HolderRef> holders, long leaseMillis) {
-    Set<HolderRef> gone = ConcurrentHashMap.newKeySet();
-    List<HolderRef> leased = new ArrayList<>(holders.size());
-    for (HolderRef holder : holders) {
-      if (holder.type() == ResourceType.LOCK || holder.type() == ResourceType.LEASED_SEMAPHORE) {
-        leased.add(holder);
+  public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
+    Set<GrantRef> gone = ConcurrentHashMap.newKeySet();
+    Map<GrantRef, Throwable> failed = new ConcurrentHashMap<>();
+    List<GrantRef> leased = new ArrayList<>(grants.size());
+    for (GrantRef grant : grants) {
+      if (grant.type() == ResourceType.LOCK || grant.type() == ResourceType.LEASED_SEMAPHORE) {
+        leased.add(grant);
       } else {
-        gone.add(holder);
+        gone.add(grant);
       }
     }
     List<CompletableFuture<Void>> calls = new ArrayList<>();
-    for (List<HolderRef> group :
-        redis.bySlot(leased, holder -> keys.leaseRecord(holder.type(), holder.name()))) {
-      calls.add(renewCall(group, leaseMillis).thenAccept(gone::addAll));
+    for (List<GrantRef> group :
+        redis.bySlot(leased, grant -> keys.leaseRecord(grant.type(), grant.name()))) {
+      calls.add(
+          renewCall(group, leaseMillis)
+              .handle(
+                  (slotGone, failure) -> {
+                    if (failure != null) {
+                      group.forEach(grant -> failed.put(grant, failure));
+                    } else {
+                      gone.addAll(slotGone);
+                    }
+                    return null;
+                  }));
     }
     return CompletableFuture.allOf(calls.toArray(CompletableFuture<?>[]::new))
-        .thenApply(done -> Set.copyOf(gone));
+        .thenApply(done -> new RenewResult(gone, failed, -1));
   }
 
-  /** One script call renewing {@code holders}: locks or leased permits, all in one hash slot. */
-  private CompletableFuture<List<HolderRef>> renewCall(List<HolderRef> holders, long leaseMillis) {
-    String[] scriptKeys = new String[holders.size()];
-    String[] args = new String[holders.size() + 1];
+  /** One script call renewing {@code grants}: locks or leased permits, all in one hash slot. */
+  private CompletableFuture<List<GrantRef>> renewCall(List<GrantRef> grants, long leaseMillis) {
+    String[] scriptKeys = new String[grants.size()];
+    String[] args = new String[2 * grants.size() + 1];
     args[0] = Long.toString(leaseMillis);
-    for (int i = 0; i < holders.size(); i++) {
-      HolderRef holder = holders.get(i);
-      scriptKeys[i] = keys.leaseRecord(holder.type(), holder.name());
-      args[i + 1] = holder.holderId();
+    for (int i = 0; i < grants.size(); i++) {
+      GrantRef grant = grants.get(i);
+      scriptKeys[i] = keys.leaseRecord(grant.type(), grant.name());
+      args[2 * i + 1] = grant.holderId();
+      args[2 * i + 2] = Long.toString(grant.fencingToken());
     }
     return redis
         .<List<?>>run(RedisScript.RENEW, ScriptOutputType.MULTI, scriptKeys, args)
         .thenApply(
             indexes -> {
-              List<HolderRef> gone = new ArrayList<>(indexes.size());
+              List<GrantRef> gone = new ArrayList<>(indexes.size());
               for (Object index : indexes) {
-                gone.add(holders.get(Math.toIntExact(RedisReplies.number(index)) - 1));
+                gone.add(grants.get(Math.toIntExact(RedisReplies.number(index)) - 1));
               }
               return gone;
             });
   }
 
   /**
-   * Deletes this client's presence record (waiting at most the operation timeout) and closes the
-   * connections. Held records stay on the server until released or expired. Idempotent.
+   * Closes the connections. Held records stay on the server until released or expired. Idempotent.
    */
   @Override
   public void close() {
@@ -361,11 +375,9 @@ public final class RedisBackend implements LatchkeyBackend {
       return;
     }
     try {
-      presence.stop(scheduler, context.operationTimeout());
       pubSub.close();
       redis.close();
     } finally {
-      scheduler.shutdownNow();
       clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
       SharedClientResources.release();
     }

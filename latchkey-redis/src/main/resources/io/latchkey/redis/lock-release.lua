@@ -1,14 +1,17 @@
--- Removes one hold and, when the lock becomes acquirable for others, wakes the head of the wait
--- queue (io.latchkey.spi.LockStore#release).
+-- Removes one hold of a grant and, when the lock becomes acquirable for others, wakes the head of
+-- the wait queue (io.latchkey.spi.LockStore#release).
 -- KEYS[1] holders, KEYS[2] wait queue, KEYS[3] queue deadlines, KEYS[4] wake-up channel
--- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared)
--- Returns the remaining holds in that mode, or -1 if the owner held none.
+-- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared), ARGV[3] the grant's fencing token, or
+-- '0' for whatever grant the owner has (a token owner releasing another process's grant)
+-- Returns the remaining holds in that mode, or -1 if the owner held none under that grant: a
+-- record with another token is a later grant to the same owner and is left alone.
 local owner = ARGV[1]
 local exclusive = ARGV[2] == 'x'
+local token = tonumber(ARGV[3])
 local now = now_millis()
 local holders = read_holders(KEYS[1], now)
 local me = holders[owner]
-if me == nil then
+if me == nil or (token ~= 0 and me.token ~= token) then
   return -1
 end
 

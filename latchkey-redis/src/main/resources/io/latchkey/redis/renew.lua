@@ -1,8 +1,10 @@
 -- Extends many leases at once (io.latchkey.spi.LatchkeyBackend#renew): lock holders and leased
--- permits alike, since both records start with their deadline. Never shortens a lease.
--- KEYS[i] the record hash (a lock's holders or a semaphore's permits) of the i-th holder
--- ARGV[1] lease ms, ARGV[i + 1] the i-th holder's owner or permit id
--- Returns the indexes (from 1) of the holders that are no longer held.
+-- permits alike, since both records start with 'expiresAt:token'. Never shortens a lease. A grant
+-- is renewed only if its record still carries its fencing token: a record with another token is a
+-- later grant to the same owner, and the old grant is gone.
+-- KEYS[i] the record hash (a lock's holders or a semaphore's permits) of the i-th grant
+-- ARGV[1] lease ms, ARGV[2i] the i-th grant's owner or permit id, ARGV[2i + 1] its token
+-- Returns the indexes (from 1) of the grants that are no longer held.
 local now = now_millis()
 local lease = tonumber(ARGV[1])
 local deadline = now + lease
@@ -14,11 +16,14 @@ local extend_only = redis.REDIS_VERSION_NUM ~= nil
 local extended = {}
 local gone = {}
 for i, key in ipairs(KEYS) do
-  local id = ARGV[i + 1]
+  local id = ARGV[2 * i]
   local record = redis.call('HGET', key, id)
-  local expires_text = record and string.match(record, '^(%d+):')
+  local expires_text, token_text = nil, nil
+  if record then
+    expires_text, token_text = string.match(record, '^(%d+):(%d+)')
+  end
   local expires = tonumber(expires_text)
-  if not expires or expires <= now then
+  if not expires or expires <= now or token_text ~= ARGV[2 * i + 1] then
     gone[#gone + 1] = i
   elseif deadline > expires then
     redis.call('HSET', key, id, deadline_text .. string.sub(record, #expires_text + 1))

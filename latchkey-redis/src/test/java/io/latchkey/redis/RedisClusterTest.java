@@ -15,6 +15,7 @@ import io.latchkey.servers.RedisClusterTestServer;
 import io.latchkey.servers.RedisTestServer;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
@@ -199,7 +200,7 @@ class RedisClusterTest {
             URI.create(RedisClusterConformanceTest.clusterUri(cluster())),
             new BackendContext("renewer", Duration.ofSeconds(2), Duration.ofMinutes(1)));
     opened.add(backend);
-    List<HolderRef> holders = new ArrayList<>();
+    List<GrantRef> holders = new ArrayList<>();
     Set<Integer> slots = new HashSet<>();
     for (int i = 0; i < 30; i++) {
       // Three owners per name: ten names, up to ten slots.
@@ -212,16 +213,17 @@ class RedisClusterTest {
               .toCompletableFuture()
               .get();
       assertThat(granted.status()).isEqualTo(AcquireResult.Status.GRANTED);
-      holders.add(new HolderRef(ResourceType.LOCK, name, owner));
+      holders.add(
+          new GrantRef(new HolderRef(ResourceType.LOCK, name, owner), granted.fencingToken()));
       slots.add(SlotHash.getSlot(KEYS.lock(name)));
     }
-    holders.add(new HolderRef(ResourceType.LOCK, "renewed/never-held", "nobody"));
+    holders.add(new GrantRef(new HolderRef(ResourceType.LOCK, "renewed/never-held", "nobody"), 1));
     slots.add(SlotHash.getSlot(KEYS.lock("renewed/never-held")));
     for (RedisTestServer master : cluster().masters()) {
       master.command("CONFIG", "RESETSTAT");
     }
 
-    Set<HolderRef> gone = backend.renew(holders, 120_000).toCompletableFuture().get();
+    Set<GrantRef> gone = backend.renew(holders, 120_000).toCompletableFuture().get().gone();
 
     assertThat(gone).containsExactly(holders.get(holders.size() - 1));
     assertThat(cluster().masters().stream().mapToLong(RedisClusterTest::scriptCalls).sum())

@@ -32,7 +32,8 @@ final class RedisFixtures {
 
       @Override
       public Set<Feature> features() {
-        return EnumSet.allOf(Feature.class);
+        return EnumSet.complementOf(
+            EnumSet.of(Feature.CONNECTION_BOUND_HOLDS, Feature.WAKEUP_WATCH));
       }
 
       @Override

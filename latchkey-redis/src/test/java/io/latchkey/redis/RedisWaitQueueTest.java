@@ -7,7 +7,10 @@ import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
 import io.latchkey.servers.RedisTestServer;
 import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ResourceType;
@@ -81,6 +84,13 @@ class RedisWaitQueueTest {
     return backend.locks();
   }
 
+  private AdminStore admin() {
+    if (backend == null) {
+      throw new IllegalStateException("not started");
+    }
+    return backend.admin();
+  }
+
   private static <T> T join(CompletionStage<T> stage) {
     return stage.toCompletableFuture().join();
   }
@@ -90,7 +100,7 @@ class RedisWaitQueueTest {
   }
 
   private int queued() {
-    return join(locks().inspect(name)).map(LockInfo::queuedWaiters).orElse(-1);
+    return join(admin().inspect(name)).map(LockInfo::queuedWaiters).orElse(-1);
   }
 
   private long publishes() {
@@ -113,12 +123,12 @@ class RedisWaitQueueTest {
     assertThat(acquire("first", LockMode.EXCLUSIVE, false, KEEP_ALIVE).isGranted()).isFalse();
     assertThat(queued()).as("a try that will not wait does not queue").isEqualTo(2);
 
-    join(locks().release(name, "holder", LockMode.EXCLUSIVE));
+    join(locks().release(anyGrant(name, "holder"), LockMode.EXCLUSIVE));
     await().atMost(Duration.ofSeconds(5)).until(() -> published.equals(List.of("1 first")));
 
     assertThat(acquire("first", LockMode.EXCLUSIVE, false, KEEP_ALIVE).isGranted()).isTrue();
     assertThat(queued()).as("a grant leaves the queue").isEqualTo(1);
-    join(locks().release(name, "first", LockMode.EXCLUSIVE));
+    join(locks().release(anyGrant(name, "first"), LockMode.EXCLUSIVE));
     await()
         .atMost(Duration.ofSeconds(5))
         .until(() -> published.equals(List.of("1 first", "1 second")));
@@ -131,7 +141,7 @@ class RedisWaitQueueTest {
     join(locks().leaveQueue(name, "waiter"));
     long before = publishes();
 
-    join(locks().release(name, "holder", LockMode.EXCLUSIVE));
+    join(locks().release(anyGrant(name, "holder"), LockMode.EXCLUSIVE));
 
     assertThat(publishes()).isEqualTo(before);
     assertThat(queued()).isEqualTo(-1);
@@ -143,7 +153,7 @@ class RedisWaitQueueTest {
     assertThat(acquire("reader-1", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isFalse();
     assertThat(acquire("reader-2", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isFalse();
 
-    join(locks().release(name, "writer", LockMode.EXCLUSIVE));
+    join(locks().release(anyGrant(name, "writer"), LockMode.EXCLUSIVE));
     assertThat(acquire("reader-1", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isTrue();
 
     await()
@@ -162,7 +172,7 @@ class RedisWaitQueueTest {
     join(locks().leaveQueue(name, "a"));
     assertThat(publishes()).as("the writer still holds the lock").isEqualTo(before);
 
-    join(locks().release(name, "writer", LockMode.EXCLUSIVE));
+    join(locks().release(anyGrant(name, "writer"), LockMode.EXCLUSIVE));
     join(locks().leaveQueue(name, "b"));
     await().atMost(Duration.ofSeconds(5)).until(() -> published.equals(List.of("1 b", "1 c")));
   }
@@ -172,8 +182,12 @@ class RedisWaitQueueTest {
     assertThat(acquire("writer", LockMode.EXCLUSIVE, false, 0).isGranted()).isTrue();
     assertThat(acquire("waiter", LockMode.EXCLUSIVE, false, KEEP_ALIVE).isGranted()).isFalse();
 
-    assertThat(join(locks().evict(name, "writer"))).isTrue();
+    assertThat(join(admin().evict(name, "writer"))).isTrue();
 
     await().atMost(Duration.ofSeconds(5)).until(() -> published.equals(List.of("1 waiter")));
+  }
+
+  private static GrantRef anyGrant(String name, String owner) {
+    return new GrantRef(new HolderRef(ResourceType.LOCK, name, owner), GrantRef.ANY_TOKEN);
   }
 }

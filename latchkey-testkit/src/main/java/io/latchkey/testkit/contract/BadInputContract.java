@@ -382,7 +382,7 @@ public abstract class BadInputContract extends ContractSupport {
     calls.add(mutex::isLocked);
     calls.add(() -> admin.inspect(name));
     calls.add(() -> admin.forceRelease(name));
-    if (closing.features().contains(Feature.INSPECTION)) {
+    if (closing.features().contains(Feature.ADMIN)) {
       calls.add(admin::list);
     }
     assertAllRefused(calls, IllegalStateException.class, "closed");

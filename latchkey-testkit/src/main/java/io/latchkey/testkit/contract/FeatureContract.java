@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.latchkey.Feature;
 import io.latchkey.Latchkey;
 import io.latchkey.Lease;
+import io.latchkey.OwnerToken;
 import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.testkit.ContractSupport;
 import java.net.URI;
@@ -28,8 +29,8 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link #declaredFeaturesMatchTheFixture}: {@link Latchkey#features()} is exactly what the
  *       fixture says the backend has.
  *   <li>{@link #everyMissingFeatureIsRefusedNamingIt}: for each feature the backend lacks, the
- *       primitive that needs it ({@code admin().list()} for {@link Feature#INSPECTION}) throws
- *       {@link UnsupportedFeatureException} naming the feature, when it is asked for.
+ *       primitive that needs it ({@code admin().list()} for {@link Feature#ADMIN}) throws {@link
+ *       UnsupportedFeatureException} naming the feature, when it is asked for.
  *   <li>{@link #theEngineRefusesEveryFeatureItIsNotShown}: the same refusal for every feature,
  *       checked by hiding each feature of the real backend from a client.
  *   <li>{@link #waitersPollWhenWakeupsAreNotPushed}: without {@link Feature#WAKEUP_PUSH} (hidden
@@ -141,8 +142,11 @@ public abstract class FeatureContract extends ContractSupport {
       case SEMAPHORE -> () -> latchkey.semaphore(name);
       case LEASED_SEMAPHORE -> () -> latchkey.leasedSemaphore(name);
       case COUNT_DOWN_LATCH -> () -> latchkey.countDownLatch(name);
-      case INSPECTION -> () -> latchkey.admin().list();
-      case WAKEUP_PUSH -> null;
+      case LEASE_TIME -> () -> latchkey.lock(name).acquire(Duration.ZERO, Duration.ofSeconds(5));
+      case REMOTE_OWNER_TOKENS -> () -> latchkey.lock(name).withOwner(OwnerToken.random()).unlock();
+      case ADMIN -> () -> latchkey.admin().list();
+      case PRESENCE -> () -> latchkey.admin().clients();
+      case CONNECTION_BOUND_HOLDS, WAKEUP_PUSH, WAKEUP_WATCH -> null;
     };
   }
 }

@@ -1,12 +1,14 @@
 package io.latchkey.testkit.contract;
 
 import io.latchkey.Feature;
+import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.BackendFactory;
-import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import io.latchkey.spi.LockStore;
+import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.SemaphoreStore;
 import io.latchkey.spi.WakeupBus;
 import java.util.Collection;
@@ -77,8 +79,18 @@ final class FeatureHidingBackend implements LatchkeyBackend {
   }
 
   @Override
-  public CompletionStage<Set<HolderRef>> renew(Collection<HolderRef> holders, long leaseMillis) {
-    return delegate.renew(holders, leaseMillis);
+  public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
+    return delegate.renew(grants, leaseMillis);
+  }
+
+  @Override
+  public AdminStore admin() {
+    return delegate.admin();
+  }
+
+  @Override
+  public String identity() {
+    return delegate.identity();
   }
 
   @Override

@@ -111,7 +111,7 @@ public abstract class InspectionContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature(Feature.INSPECTION)
+  @RequiresFeature(Feature.ADMIN)
   void listShowsHeldLocksOnly() {
     String held = uniqueName("list-held");
     String heldMutex = uniqueName("list-mutex");
@@ -142,12 +142,12 @@ public abstract class InspectionContract extends ContractSupport {
   }
 
   @Test
-  @RequiresMissingFeature(Feature.INSPECTION)
+  @RequiresMissingFeature(Feature.ADMIN)
   void listIsRefusedWithoutTheFeature() {
     assertThatThrownBy(() -> client().admin().list())
         .isInstanceOfSatisfying(
             UnsupportedFeatureException.class,
-            e -> assertThat(e.feature()).isEqualTo(Feature.INSPECTION));
+            e -> assertThat(e.feature()).isEqualTo(Feature.ADMIN));
   }
 
   @Test
@@ -219,7 +219,7 @@ public abstract class InspectionContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature(Feature.INSPECTION)
+  @RequiresFeature(Feature.PRESENCE)
   void clientsListsLiveClients() {
     Latchkey first = newClient();
     Latchkey second = newClient();

@@ -160,7 +160,7 @@ public abstract class MultiProcessContract extends ContractSupport {
         .atMost(WORKER_LEASE.multipliedBy(6))
         .until(() -> !isFree(lock));
 
-    if (fixture().features().contains(Feature.INSPECTION)) {
+    if (fixture().features().contains(Feature.ADMIN)) {
       LockInfo info = client().admin().inspect(name).orElseThrow();
       assertThat(info.holders())
           .singleElement()

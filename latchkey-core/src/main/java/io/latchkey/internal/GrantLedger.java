@@ -1,0 +1,482 @@
+package io.latchkey.internal;
+
+import io.latchkey.LeaseLostException;
+import io.latchkey.LockMode;
+import io.latchkey.Ticker;
+import io.latchkey.spi.GrantEvents;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.ResourceType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The grants of one client and everything that happens to them after the backend granted: holds
+ * counted per grant, releases, the lease timer of each grant, loss and its listeners, suspension
+ * and resumption reported by the backend, and the undoing of grants that nobody will use.
+ *
+ * <p>Identity. A grant is its holder (type, name, owner or permit id) and the fencing token the
+ * backend gave it. Renewals and releases name both, so a record that the backend re-granted to the
+ * same owner after this grant was lost is never renewed or released by it. A grant answer whose
+ * token differs from the registered grant of that holder means the backend forgot the registered
+ * one: it is reported lost and the answer becomes a new grant.
+ *
+ * <p>Validity. A grant is valid until its lease (or the backend's shorter guarantee), counted from
+ * when the attempt or last confirmed renewal was <em>sent</em>, less a drift allowance. Every
+ * grant, renewed by the watchdog or not, has one timer at that moment: if the validity was not
+ * extended by then, the grant is lost then, not at the next renewal.
+ *
+ * <p>Threads. Transitions of the registry happen inside the map's atomic compute. Lease-loss
+ * listeners run on the user's callback executor, never on the scheduler thread that runs the timers
+ * and renewals, nor on the client library's thread that delivered an event.
+ */
+final class GrantLedger {
+  private static final Logger LOG = LoggerFactory.getLogger(GrantLedger.class);
+
+  private final ConcurrentMap<HolderRef, Hold> holds = new ConcurrentHashMap<>();
+  private final LatchkeyBackend backend;
+  private final BackendCalls calls;
+  private final ScheduledExecutorService scheduler;
+  private final Executor callbacks;
+  private final Ticker ticker;
+  private final BackendEvents events = new BackendEvents();
+
+  GrantLedger(
+      LatchkeyBackend backend,
+      BackendCalls calls,
+      ScheduledExecutorService scheduler,
+      Executor callbacks,
+      Ticker ticker) {
+    this.backend = backend;
+    this.calls = calls;
+    this.scheduler = scheduler;
+    this.callbacks = callbacks;
+    this.ticker = ticker;
+  }
+
+  /** The sink a backend reports its events to; bound to the ledger once the backend is open. */
+  static final class BackendEvents implements GrantEvents {
+    private volatile @Nullable GrantLedger ledger;
+
+    void bind(GrantLedger target) {
+      this.ledger = target;
+    }
+
+    @Override
+    public void lost(GrantRef grant, String reason) {
+      GrantLedger target = ledger;
+      if (target != null) {
+        target.onBackendLost(grant, reason);
+      }
+    }
+
+    @Override
+    public void suspended(GrantRef grant, String reason) {
+      GrantLedger target = ledger;
+      if (target != null) {
+        target.onBackendSuspended(grant, reason);
+      }
+    }
+
+    @Override
+    public void resumed(GrantRef grant) {
+      GrantLedger target = ledger;
+      if (target != null) {
+        target.confirm(List.of(grant));
+      }
+    }
+
+    @Override
+    public void allLost(String reason) {
+      GrantLedger target = ledger;
+      if (target != null) {
+        target.all().forEach(hold -> target.onBackendLost(hold.grant(), reason));
+      }
+    }
+
+    @Override
+    public void allSuspended(String reason) {
+      GrantLedger target = ledger;
+      if (target != null) {
+        target.all().forEach(hold -> target.onBackendSuspended(hold.grant(), reason));
+      }
+    }
+
+    @Override
+    public void allResumed() {
+      GrantLedger target = ledger;
+      if (target != null) {
+        List<GrantRef> suspended = new ArrayList<>();
+        for (Hold hold : target.all()) {
+          if (hold.suspended()) {
+            suspended.add(hold.grant());
+          }
+        }
+        target.confirm(suspended);
+      }
+    }
+  }
+
+  /** The events sink to hand the backend; forwards to this ledger. */
+  BackendEvents events() {
+    return events;
+  }
+
+  // ---- registering grants ----
+
+  /**
+   * Records a grant, or returns null if it came too late to be used (its validity had passed when
+   * the answer arrived), in which case it was undone on the backend.
+   *
+   * @param sentAt when the attempt was sent, by the ticker
+   * @param leaseNanos the lease asked for
+   * @param validForNanos the backend's shorter guarantee, or negative
+   */
+  @Nullable Hold granted(
+      HolderRef ref,
+      LockMode mode,
+      long token,
+      boolean watchdog,
+      long sentAt,
+      long leaseNanos,
+      long validForNanos) {
+    GrantRef grant = new GrantRef(ref, token);
+    if (Hold.validUntil(sentAt, leaseNanos, validForNanos) - ticker.nanoTime() <= 0) {
+      undo(grant, mode, "its answer came after its lease had run out");
+      return null;
+    }
+    Hold[] superseded = new Hold[1];
+    Hold hold =
+        holds.compute(
+            ref,
+            (key, current) -> {
+              Hold target = current;
+              if (current == null || current.fencingToken() != token) {
+                superseded[0] = current;
+                target = new Hold(key, token);
+              }
+              target.granted(mode, watchdog, sentAt, leaseNanos, validForNanos);
+              return target;
+            });
+    Hold old = superseded[0];
+    if (old != null && old.lost() == null) {
+      markLost(
+          old,
+          new LeaseLostException(
+              describe(old)
+                  + " was lost: the backend had forgotten it when the same owner acquired again",
+              null));
+    }
+    watchLease(hold);
+    return hold;
+  }
+
+  /**
+   * Undoes one hold of a grant that nobody will use (it came late, or after its caller gave up):
+   * one release by owner and fencing token, never retried. If it fails, the grant runs out with its
+   * lease.
+   */
+  void undo(GrantRef grant, LockMode mode, String why) {
+    LOG.debug("undoing {} of {}: {}", mode, grant.name(), why);
+    releaseOnBackend(grant, mode)
+        .whenComplete(
+            (left, failure) -> {
+              if (failure != null) {
+                LOG.warn(
+                    "could not undo a grant of {} '{}' ({}); it runs out with its lease: {}",
+                    LatchkeyClient.lowerCase(grant.type()),
+                    grant.name(),
+                    why,
+                    failure.toString());
+              }
+            });
+  }
+
+  // ---- releasing ----
+
+  /**
+   * Releases one hold of a grant. A lost grant is released on the backend too, by its token (which
+   * only ever matches that grant, so no newer grant of the same owner is touched), and the release
+   * then fails with the loss.
+   */
+  CompletableFuture<Void> release(Hold hold, LockMode mode) {
+    if (hold.holds(mode) == 0) {
+      // Every hold of this grant was released already, e.g. a permit released by its id.
+      return CompletableFuture.failedFuture(
+          new IllegalStateException(describe(hold) + " was already released"));
+    }
+    hold.releaseSent();
+    return releaseOnBackend(hold.grant(), mode)
+        .handle(
+            (remaining, failure) -> {
+              hold.releaseAnswered();
+              dropOne(hold, mode);
+              LeaseLostException lost = hold.lost();
+              if (lost != null) {
+                throw lost;
+              }
+              if (failure != null) {
+                // The backend could not be told. The grant is forgotten here so that the watchdog
+                // stops renewing it: its lease then runs out on the backend by itself.
+                throw LatchkeyClient.asRuntime(failure);
+              }
+              if (remaining < 0) {
+                LeaseLostException gone =
+                    new LeaseLostException(
+                        describe(hold)
+                            + " was lost before it was released: the backend no longer knew it"
+                            + " (its lease expired, or it was force-released)",
+                        null);
+                markLost(hold, gone);
+                throw gone;
+              }
+              return null;
+            });
+  }
+
+  /** Returns the holds left in that mode, or -1 if the backend did not have the grant. */
+  private CompletableFuture<Integer> releaseOnBackend(GrantRef grant, LockMode mode) {
+    if (grant.type() == ResourceType.LEASED_SEMAPHORE) {
+      return calls
+          .call(
+              () -> "release a permit of semaphore '" + grant.name() + "'",
+              () -> backend.leasedSemaphores().release(grant.name(), grant.holderId()))
+          .thenApply(wasHeld -> wasHeld ? 0 : -1);
+    }
+    return calls
+        .call(
+            () -> "release lock '" + grant.name() + "'", () -> backend.locks().release(grant, mode))
+        .thenApply(result -> result.wasHeld() ? result.remainingHolds() : -1);
+  }
+
+  /** Releases every local hold of a grant (on close). */
+  CompletableFuture<Void> releaseEverything(Hold hold) {
+    List<CompletableFuture<Void>> all = new ArrayList<>();
+    for (LockMode mode : LockMode.values()) {
+      int count = hold.holds(mode);
+      CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+      for (int i = 0; i < count; i++) {
+        chain = chain.thenCompose(ignored -> release(hold, mode));
+      }
+      all.add(chain);
+    }
+    return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
+  }
+
+  private void dropOne(Hold hold, LockMode mode) {
+    holds.computeIfPresent(
+        hold.ref,
+        (key, current) -> {
+          if (current != hold) {
+            hold.dropOne(mode);
+            return current;
+          }
+          return hold.dropOne(mode) == 0 ? null : hold;
+        });
+  }
+
+  // ---- lookups ----
+
+  @Nullable Hold find(HolderRef ref) {
+    return holds.get(ref);
+  }
+
+  private @Nullable Hold find(GrantRef grant) {
+    Hold hold = holds.get(grant.holder());
+    return hold != null && hold.fencingToken() == grant.fencingToken() ? hold : null;
+  }
+
+  /** The grants the watchdog must renew: held, not lost, taken without an explicit lease. */
+  List<Hold> renewable() {
+    List<Hold> result = new ArrayList<>();
+    for (Hold hold : holds.values()) {
+      if (hold.lost() == null && hold.renewedByWatchdog() && hold.totalHolds() > 0) {
+        result.add(hold);
+      }
+    }
+    return result;
+  }
+
+  List<Hold> all() {
+    return new ArrayList<>(holds.values());
+  }
+
+  // ---- validity and loss ----
+
+  boolean isValid(Hold hold) {
+    return hold.lost() == null
+        && !hold.suspended()
+        && hold.totalHolds() > 0
+        && hold.validUntilNanos() - ticker.nanoTime() > 0;
+  }
+
+  Duration remaining(Hold hold) {
+    return Duration.ofNanos(Math.max(0, hold.validUntilNanos() - ticker.nanoTime()));
+  }
+
+  /** One timer per grant at the end of its validity; an extended validity re-arms it. */
+  private void watchLease(Hold hold) {
+    hold.watchLease(
+        () -> {
+          long delay = hold.validUntilNanos() - ticker.nanoTime();
+          try {
+            return scheduler.schedule(
+                () -> checkLease(hold), Math.max(0, delay), TimeUnit.NANOSECONDS);
+          } catch (RejectedExecutionException closed) {
+            return null; // the client is closing: nothing is watched any more
+          }
+        });
+  }
+
+  private void checkLease(Hold hold) {
+    hold.leaseTimerFired();
+    if (hold.lost() != null || hold.totalHolds() == 0) {
+      return;
+    }
+    if (hold.validUntilNanos() - ticker.nanoTime() > 0) {
+      watchLease(hold);
+      return;
+    }
+    markLost(
+        hold,
+        new LeaseLostException(
+            describe(hold)
+                + (hold.renewedByWatchdog()
+                    ? " was lost: no renewal was confirmed before its lease ran out"
+                    : " was lost: its lease time ran out"),
+            null));
+  }
+
+  /** A renewal confirmed these grants; their validity and timers move on. */
+  void renewed(Hold hold, long sentAt, long validForNanos) {
+    hold.renewed(sentAt, validForNanos);
+  }
+
+  /**
+   * The backend no longer has a grant that a renewal asked for. If a release of it is on its way,
+   * the renewal may have raced with it: the release's answer decides.
+   */
+  void goneAtRenewal(Hold hold) {
+    if (hold.releasing() || hold.totalHolds() == 0) {
+      return;
+    }
+    markLost(
+        hold,
+        new LeaseLostException(
+            describe(hold)
+                + " was lost: the backend no longer knows it (its lease expired, or it was"
+                + " force-released)",
+            null));
+  }
+
+  private void onBackendLost(GrantRef grant, String reason) {
+    Hold hold = find(grant);
+    if (hold != null && hold.totalHolds() > 0) {
+      markLost(hold, new LeaseLostException(describe(hold) + " was lost: " + reason, null));
+    }
+  }
+
+  private void onBackendSuspended(GrantRef grant, String reason) {
+    Hold hold = find(grant);
+    if (hold != null && hold.lost() == null && hold.suspend()) {
+      LOG.info(
+          "{} is in doubt ({}): not valid until the backend confirms it", describe(hold), reason);
+    }
+  }
+
+  /**
+   * Asks the backend whether these grants are still held, by a renewal with a lease of 1 ms (which
+   * never shortens a lease): a confirmed grant is valid again, a gone one is lost, one that could
+   * not be checked stays suspended until its lease timer decides.
+   */
+  void confirm(List<GrantRef> grants) {
+    if (grants.isEmpty()) {
+      return;
+    }
+    calls
+        .call(() -> "confirm " + grants.size() + " grants", () -> backend.renew(grants, 1))
+        .whenComplete(
+            (answer, failure) -> {
+              if (failure != null) {
+                LOG.warn("could not confirm grants after a resumption: {}", failure.toString());
+                return;
+              }
+              for (GrantRef grant : grants) {
+                Hold hold = find(grant);
+                if (hold == null) {
+                  continue;
+                }
+                if (answer.gone().contains(grant)) {
+                  goneAtRenewal(hold);
+                } else if (!answer.failed().containsKey(grant)) {
+                  hold.resume();
+                }
+              }
+            });
+  }
+
+  void markLost(Hold hold, LeaseLostException reason) {
+    List<Consumer<LeaseLostException>> listeners = hold.markLost(reason);
+    if (listeners.isEmpty()) {
+      return;
+    }
+    LOG.warn("{}", reason.getMessage());
+    for (Consumer<LeaseLostException> listener : listeners) {
+      notifyLost(listener, reason);
+    }
+  }
+
+  void onLost(Hold hold, Consumer<LeaseLostException> listener) {
+    if (!hold.addListener(listener)) {
+      LeaseLostException lost = hold.lost();
+      if (lost != null) {
+        notifyLost(listener, lost);
+      }
+    }
+  }
+
+  private void notifyLost(Consumer<LeaseLostException> listener, LeaseLostException reason) {
+    try {
+      callbacks.execute(() -> callListener(listener, reason));
+    } catch (RejectedExecutionException closing) {
+      LOG.warn("the callback executor refused a lease-loss listener: {}", reason.getMessage());
+    }
+  }
+
+  private static void callListener(
+      Consumer<LeaseLostException> listener, LeaseLostException reason) {
+    try {
+      listener.accept(reason);
+    } catch (RuntimeException e) {
+      LOG.error("lease-loss listener failed", e);
+    }
+  }
+
+  String describe(Hold hold) {
+    HolderRef ref = hold.ref;
+    return switch (ref.type()) {
+      case LEASED_SEMAPHORE -> "permit " + ref.holderId() + " of semaphore '" + ref.name() + "'";
+      default ->
+          "lock '"
+              + ref.name()
+              + "' of owner "
+              + ref.holderId().substring(0, Math.min(ref.holderId().length(), 12))
+              + "… (fencing token "
+              + hold.fencingToken()
+              + ")";
+    };
+  }
+}

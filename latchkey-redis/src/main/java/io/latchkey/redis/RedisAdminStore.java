@@ -1,0 +1,217 @@
+package io.latchkey.redis;
+
+import io.latchkey.ClientInfo;
+import io.latchkey.HolderInfo;
+import io.latchkey.LockInfo;
+import io.latchkey.LockMode;
+import io.latchkey.spi.AdminStore;
+import io.latchkey.spi.ResourceType;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The operator's operations on Redis: inspecting and listing locks, force-release and eviction (one
+ * script each), and the clients' presence records.
+ *
+ * <p>A presence record is {@code <prefix>client:<clientId>}, a hash of host, pid and start time
+ * that the engine rewrites every third of a lease and that lives a lease and a third: it disappears
+ * with the process, about when the leases of the locks it held run out, and is deleted on close. A
+ * Redis restart that lost it is repaired by the next heartbeat.
+ */
+final class RedisAdminStore implements AdminStore {
+  /**
+   * Locks inspected per script call when listing, so that no call blocks Redis for long; in a
+   * cluster, every call inspects locks of one hash slot.
+   */
+  private static final int INSPECT_BATCH = 500;
+
+  private final RedisCommandConnection redis;
+  private final RedisKeys keys;
+
+  RedisAdminStore(RedisCommandConnection redis, RedisKeys keys) {
+    this.redis = redis;
+    this.keys = keys;
+  }
+
+  @Override
+  public CompletionStage<Boolean> evict(String name, String owner) {
+    return redis
+        .<Long>run(
+            RedisScript.LOCK_EVICT, ScriptOutputType.INTEGER, keys.lockQueueKeys(name), owner)
+        .thenApply(held -> held == 1);
+  }
+
+  @Override
+  public CompletionStage<List<ClientInfo>> clients() {
+    return listClients(redis, keys);
+  }
+
+  @Override
+  public CompletionStage<Void> heartbeat(ClientInfo self, long timeToLiveMillis) {
+    return redis
+        .<Long>run(
+            RedisScript.PRESENCE,
+            ScriptOutputType.INTEGER,
+            new String[] {keys.presence(self.clientId())},
+            self.host(),
+            Long.toString(self.pid()),
+            Long.toString(self.startedAt().toEpochMilli()),
+            Long.toString(timeToLiveMillis))
+        .thenApply(written -> null);
+  }
+
+  @Override
+  public CompletionStage<Void> leave(String clientId) {
+    return redis
+        .execute(commands -> commands.del(keys.presence(clientId)))
+        .thenApply(deleted -> null);
+  }
+
+  @Override
+  public CompletionStage<Boolean> forceRelease(String name) {
+    String[] scriptKeys = {
+      keys.lock(name), keys.lockQueue(name), keys.wakeups(ResourceType.LOCK, name)
+    };
+    return redis
+        .<Long>run(RedisScript.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER, scriptKeys)
+        .thenApply(held -> held == 1);
+  }
+
+  @Override
+  public CompletionStage<Optional<LockInfo>> inspect(String name) {
+    return inspectAll(List.of(name)).thenApply(found -> found.stream().findFirst());
+  }
+
+  @Override
+  public CompletionStage<List<LockInfo>> list() {
+    return redis
+        .scan(keys.lockScanPattern())
+        .thenCompose(
+            found -> {
+              TreeSet<String> names = new TreeSet<>();
+              for (String key : found) {
+                keys.lockName(key).ifPresent(names::add);
+              }
+              List<CompletableFuture<List<LockInfo>>> batches = new ArrayList<>();
+              for (List<String> group : redis.bySlot(List.copyOf(names), keys::lock)) {
+                for (int from = 0; from < group.size(); from += INSPECT_BATCH) {
+                  batches.add(
+                      inspectAll(
+                          group.subList(from, Math.min(group.size(), from + INSPECT_BATCH))));
+                }
+              }
+              return CompletableFuture.allOf(batches.toArray(CompletableFuture<?>[]::new))
+                  .thenApply(
+                      done -> {
+                        List<LockInfo> held = new ArrayList<>();
+                        batches.forEach(batch -> held.addAll(batch.join()));
+                        held.sort(Comparator.comparing(LockInfo::name));
+                        return held;
+                      });
+            });
+  }
+
+  /** The held locks among {@code names}, in the same order. */
+  private CompletableFuture<List<LockInfo>> inspectAll(List<String> names) {
+    String[] scriptKeys = new String[names.size() * 3];
+    for (int i = 0; i < names.size(); i++) {
+      scriptKeys[3 * i] = keys.lock(names.get(i));
+      scriptKeys[3 * i + 1] = keys.lockQueue(names.get(i));
+      scriptKeys[3 * i + 2] = keys.lockQueueDeadlines(names.get(i));
+    }
+    return redis
+        .<List<?>>run(RedisScript.LOCK_INSPECT, ScriptOutputType.MULTI, scriptKeys)
+        .thenApply(
+            reply -> {
+              List<LockInfo> held = new ArrayList<>();
+              for (int i = 0; i < names.size(); i++) {
+                List<?> info = RedisReplies.array(reply.get(i));
+                if (info.size() > 1) {
+                  held.add(lockInfo(names.get(i), info));
+                }
+              }
+              return held;
+            });
+  }
+
+  /** Reads {@code {queued, then per holding mode: owner, client, mode, holds, ms left, token}}. */
+  private static LockInfo lockInfo(String name, List<?> info) {
+    List<HolderInfo> holders = new ArrayList<>();
+    for (int i = 1; i + 5 < info.size(); i += 6) {
+      holders.add(
+          new HolderInfo(
+              RedisReplies.text(info.get(i)),
+              RedisReplies.text(info.get(i + 1)),
+              RedisReplies.text(info.get(i + 2)).equals("x") ? LockMode.EXCLUSIVE : LockMode.SHARED,
+              Math.toIntExact(RedisReplies.number(info.get(i + 3))),
+              Duration.ofMillis(RedisReplies.number(info.get(i + 4))),
+              RedisReplies.number(info.get(i + 5))));
+    }
+    return new LockInfo(name, holders, Math.toIntExact(RedisReplies.number(info.get(0))));
+  }
+
+  /**
+   * Reads every presence record under the prefix of {@code keys} (in a cluster, on every master).
+   *
+   * @return the live clients, by client id
+   */
+  private static CompletableFuture<List<ClientInfo>> listClients(
+      RedisCommandConnection redis, RedisKeys keys) {
+    return redis
+        .scan(keys.presenceScanPattern())
+        .thenCompose(
+            found -> {
+              List<CompletableFuture<@Nullable ClientInfo>> reads = new ArrayList<>();
+              for (String key : new TreeSet<>(found)) {
+                reads.add(read(redis, key, keys.clientId(key)));
+              }
+              return CompletableFuture.allOf(reads.toArray(CompletableFuture<?>[]::new))
+                  .thenApply(
+                      done -> {
+                        List<ClientInfo> live = new ArrayList<>();
+                        for (CompletableFuture<@Nullable ClientInfo> read : reads) {
+                          ClientInfo client = read.join();
+                          if (client != null) {
+                            live.add(client);
+                          }
+                        }
+                        live.sort(Comparator.comparing(ClientInfo::clientId));
+                        return live;
+                      });
+            });
+  }
+
+  /** Returns null if the record vanished since the scan or is not one of ours. */
+  private static CompletableFuture<@Nullable ClientInfo> read(
+      RedisCommandConnection redis, String key, String clientId) {
+    return redis
+        .execute(commands -> commands.hgetall(key))
+        .thenApply(
+            record -> {
+              String host = record.get("host");
+              String pid = record.get("pid");
+              String startedAt = record.get("started");
+              if (host == null || pid == null || startedAt == null) {
+                return null;
+              }
+              try {
+                return new ClientInfo(
+                    clientId,
+                    host,
+                    Long.parseLong(pid),
+                    Instant.ofEpochMilli(Long.parseLong(startedAt)));
+              } catch (NumberFormatException e) {
+                return null;
+              }
+            });
+  }
+}
