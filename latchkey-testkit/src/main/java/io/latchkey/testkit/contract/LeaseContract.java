@@ -11,6 +11,8 @@ import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
 import io.latchkey.testkit.ContractSupport;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -227,5 +229,42 @@ public abstract class LeaseContract extends ContractSupport {
     Latchkey other = newClient();
     assertThat(other.lock(name).tryLock()).isTrue();
     assertThat(other.mutex(mutexName).tryAcquire()).isPresent();
+  }
+
+  /**
+   * Issue 8, item 6: renewals racing releases (a renewal every 10 ms) never report a lease that was
+   * released normally as lost.
+   */
+  @Test
+  void renewalsRacingReleasesNeverReportALoss() throws InterruptedException {
+    Latchkey busy =
+        newClient(
+            options ->
+                options.leaseTime(Duration.ofMillis(300)).renewInterval(Duration.ofMillis(10)));
+    DistributedLock lock = busy.lock(uniqueName("lease-race"));
+    List<LeaseLostException> heard = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      Lease lease = lock.acquire(Duration.ofSeconds(5));
+      lease.onLost(heard::add);
+      lease.release();
+    }
+    throughout(Duration.ofMillis(300)).until(heard::isEmpty);
+  }
+
+  /**
+   * Lease-loss listeners are user code: they run on the client's callback executor, never on the
+   * thread that renews leases and enforces timeouts, nor on a client library's network thread.
+   */
+  @Test
+  void lossListenersRunOnTheCallbackExecutor() throws InterruptedException {
+    String name = uniqueName("lease-listener");
+    Lease lease = client().lock(name).acquire(Duration.ZERO);
+    AtomicReference<String> thread = new AtomicReference<>();
+    lease.onLost(lost -> thread.set(Thread.currentThread().getName()));
+
+    newClient().admin().forceRelease(name);
+
+    eventually().until(() -> thread.get() != null);
+    assertThat(thread.get()).startsWith("latchkey-callback-");
   }
 }

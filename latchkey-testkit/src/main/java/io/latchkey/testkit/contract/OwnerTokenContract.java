@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.Feature;
 import io.latchkey.Latchkey;
 import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
 import io.latchkey.OwnerToken;
 import io.latchkey.testkit.ContractSupport;
+import io.latchkey.testkit.RequiresFeature;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -173,5 +177,35 @@ public abstract class OwnerTokenContract extends ContractSupport {
     assertThat(parsed).isEqualTo(token).hasSameHashCodeAs(token);
     assertThat(parsed.toString()).doesNotContain(value);
     assertThat(client().newOwnerToken()).isNotEqualTo(token);
+  }
+
+  /**
+   * Issue 8, item 5: a grant lost while another process of the same owner token took the lock again
+   * does not come back: the first holder's watchdog does not renew the new grant (it hears of its
+   * loss instead), and its release leaves the new grant alone.
+   */
+  @Test
+  @RequiresFeature({Feature.REMOTE_OWNER_TOKENS, Feature.ADMIN})
+  void aLostGrantOfASharedTokenDoesNotComeBack() throws InterruptedException {
+    String name = uniqueName("token-lost");
+    OwnerToken token = client().newOwnerToken();
+    Lease first = client().lock(name).withOwner(token).acquire(Duration.ZERO);
+    List<LeaseLostException> heard = new CopyOnWriteArrayList<>();
+    first.onLost(heard::add);
+
+    Latchkey elsewhere = newClient();
+    elsewhere.admin().forceRelease(name);
+    Lease second =
+        elsewhere.lock(name).withOwner(OwnerToken.parse(token.value())).acquire(Duration.ZERO);
+    assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+
+    Awaiting.eventually().until(() -> !heard.isEmpty());
+    assertThat(first.isValid()).isFalse();
+    assertThatThrownBy(first::release).isInstanceOf(LeaseLostException.class);
+
+    assertThat(second.isValid()).isTrue();
+    assertThat(newClient().lock(name).tryLock()).as("the second grant still holds").isFalse();
+    second.release();
+    assertThat(newClient().lock(name).tryLock()).isTrue();
   }
 }

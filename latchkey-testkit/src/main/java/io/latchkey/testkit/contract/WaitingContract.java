@@ -313,4 +313,30 @@ public abstract class WaitingContract extends ContractSupport {
       return lease.isValid();
     }
   }
+
+  /**
+   * Issue 8, item 10: a blocking call inside a callback of an async acquire works on every backend:
+   * the callback runs on the callback executor, not on the thread that delivered the backend's
+   * answer (on Redis, Lettuce's event loop, which a blocking release would deadlock).
+   */
+  @Test
+  void blockingInsideAnAsyncCallbackWorks() throws Exception {
+    String name = uniqueName("async-blocking");
+    Lease held = newClient().lock(name).acquire(Duration.ZERO);
+    CompletableFuture<String> done =
+        client()
+            .lock(name)
+            .acquireAsync(Duration.ofSeconds(10))
+            .thenApply(
+                lease -> {
+                  lease.release(); // blocks on the backend
+                  return Thread.currentThread().getName();
+                })
+            .toCompletableFuture();
+
+    held.release();
+
+    assertThat(done.get(10, TimeUnit.SECONDS)).startsWith("latchkey-callback-");
+    assertThat(newClient().lock(name).tryLock()).isTrue();
+  }
 }

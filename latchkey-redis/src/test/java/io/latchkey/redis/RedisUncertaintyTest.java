@@ -1,0 +1,231 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.BackendTimeoutException;
+import io.latchkey.DistributedLock;
+import io.latchkey.DistributedSemaphore;
+import io.latchkey.Latchkey;
+import io.latchkey.LatchkeyOptions;
+import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
+import io.latchkey.LeasedSemaphore;
+import io.latchkey.LockInfo;
+import io.latchkey.servers.RedisTestServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Answers that come late or never, on a real Redis stalled with {@code CLIENT PAUSE} (the stand-in
+ * for a server stall, a long GC pause of Redis, or a slow network): the engine undoes exactly what
+ * a late answer proves was granted, never hands out a grant that came back after its lease, and
+ * reports a lost lease at its deadline.
+ */
+class RedisUncertaintyTest {
+  private static @Nullable RedisTestServer shared;
+  private static final AtomicLong NAMES = new AtomicLong();
+
+  private final List<AutoCloseable> opened = new ArrayList<>();
+
+  @BeforeAll
+  static void startRedis() {
+    shared = RedisTestServer.start();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (shared != null) {
+      shared.close();
+    }
+  }
+
+  @AfterEach
+  void closeEverything() throws Exception {
+    redis().command("CLIENT", "UNPAUSE");
+    for (int i = opened.size() - 1; i >= 0; i--) {
+      opened.get(i).close();
+    }
+    opened.clear();
+  }
+
+  private static RedisTestServer redis() {
+    if (shared == null) {
+      throw new IllegalStateException("redis-server has not been started");
+    }
+    return shared;
+  }
+
+  private Latchkey connect(UnaryOperator<LatchkeyOptions.Builder> tweaks) {
+    LatchkeyOptions.Builder options =
+        LatchkeyOptions.builder()
+            .leaseTime(Duration.ofSeconds(2))
+            .renewInterval(Duration.ofMillis(300))
+            .operationTimeout(Duration.ofSeconds(2))
+            .recheckInterval(Duration.ofMillis(100))
+            .closeOnShutdown(false);
+    Latchkey client = Latchkey.connect(redis().uri(), tweaks.apply(options).build());
+    opened.add(client);
+    return client;
+  }
+
+  private static String uniqueName(String prefix) {
+    return "uncertain/" + prefix + "/" + NAMES.incrementAndGet();
+  }
+
+  /** Stalls every command of every client (scripts included) for {@code millis}. */
+  private static void pauseRedis(long millis) {
+    redis().command("CLIENT", "PAUSE", Long.toString(millis), "ALL");
+  }
+
+  private static Optional<LockInfo> inspect(Latchkey client, String name) {
+    return client.admin().inspect(name);
+  }
+
+  /**
+   * Issue 8, item 1: an explicit-lease grant whose answer arrives after its lease is undone on the
+   * server and never handed out; the acquire goes on and gets a fresh grant; the application never
+   * sees one fencing token twice, and its unlock frees the lock for everyone.
+   */
+  @Test
+  void aGrantThatArrivesAfterItsLeaseIsUndoneAndNeverHandedOut() throws Exception {
+    Latchkey client = connect(UnaryOperator.identity());
+    Latchkey other = connect(UnaryOperator.identity());
+    String name = uniqueName("late-grant");
+    DistributedLock lock = client.lock(name);
+    Set<Long> tokensSeen = new HashSet<>();
+    for (int round = 0; round < 3; round++) {
+      pauseRedis(500);
+      Lease lease = lock.acquire(Duration.ofSeconds(5), Duration.ofMillis(300));
+      assertThat(lease.isValid()).as("a handed-out lease is valid").isTrue();
+      assertThat(tokensSeen.add(lease.fencingToken()))
+          .as("fencing token %s was handed out before", lease.fencingToken())
+          .isTrue();
+      assertThat(inspect(other, name).orElseThrow().holders())
+          .singleElement()
+          .satisfies(holder -> assertThat(holder.holds()).as("no orphaned hold").isEqualTo(1));
+      lease.release();
+      assertThat(other.lock(name).tryLock()).as("the lock is free after release").isTrue();
+      other.lock(name).unlock();
+    }
+  }
+
+  /**
+   * Issue 8, item 2: a lock acquire that timed out while Redis stalled is granted when Redis goes
+   * on; the late answer is kept and that grant is released, so the lock does not stay held by
+   * nobody's knowledge for a whole watchdog lease.
+   */
+  @Test
+  void aLockGrantedAfterTheCallTimedOutIsReleased() {
+    Latchkey client =
+        connect(
+            options ->
+                options
+                    .operationTimeout(Duration.ofMillis(300))
+                    .leaseTime(Duration.ofSeconds(30))
+                    .renewInterval(Duration.ofSeconds(10)));
+    Latchkey other = connect(UnaryOperator.identity());
+    String name = uniqueName("late-lock");
+    // Loads the scripts: a NOSCRIPT fallback would re-send a script after the probes below.
+    client.lock(name).lock();
+    assertThat(inspect(client, name)).isPresent();
+    client.lock(name).unlock();
+
+    pauseRedis(1000);
+    assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(5)))
+        .isInstanceOf(BackendTimeoutException.class);
+
+    // Probes on the same client's connection run after the stalled acquire. Without the undo, the
+    // late grant would keep the lock for its 30 s watchdog lease.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .ignoreExceptions()
+        .until(() -> inspect(client, name).isEmpty());
+    assertThat(other.lock(name).tryLock()).isTrue();
+  }
+
+  /** Issue 8, item 2: permits taken by a timed-out tryAcquire are given back, once. */
+  @Test
+  void semaphorePermitsTakenAfterTheCallTimedOutAreGivenBack() {
+    Latchkey client = connect(options -> options.operationTimeout(Duration.ofMillis(300)));
+    String name = uniqueName("late-permits");
+    DistributedSemaphore semaphore = client.semaphore(name);
+    semaphore.trySetPermits(5);
+    // Loads the scripts: a NOSCRIPT fallback would re-send a script after the probes below.
+    assertThat(semaphore.tryAcquire(1)).isTrue();
+    semaphore.release(1);
+
+    pauseRedis(1000);
+    assertThatThrownBy(() -> semaphore.tryAcquire(2)).isInstanceOf(BackendTimeoutException.class);
+
+    List<Integer> seen = new CopyOnWriteArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              int available = semaphore.availablePermits();
+              seen.add(available);
+              return available == 5;
+            });
+    assertThat(semaphore.tryAcquire(5)).as("permits seen: %s", seen).isTrue();
+  }
+
+  /** Issue 8, item 2: a leased permit granted after the call timed out is released by its id. */
+  @Test
+  void aLeasedPermitGrantedAfterTheCallTimedOutIsReleased() throws InterruptedException {
+    Latchkey client = connect(options -> options.operationTimeout(Duration.ofMillis(300)));
+    String name = uniqueName("late-permit");
+    LeasedSemaphore semaphore = client.leasedSemaphore(name);
+    semaphore.trySetPermits(1);
+    semaphore.acquire(Duration.ZERO, Duration.ofSeconds(30)).release();
+
+    pauseRedis(1000);
+    assertThatThrownBy(() -> semaphore.acquire(Duration.ofSeconds(5), Duration.ofSeconds(30)))
+        .isInstanceOf(BackendTimeoutException.class);
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .ignoreExceptions()
+        .until(() -> semaphore.availablePermits() == 1);
+  }
+
+  /**
+   * Issue 8, item 7: a watchdog lease whose renewals cannot get through is reported lost when its
+   * lease runs out, not when the renewal call finally fails (here the operation timeout is longer
+   * than the lease, so the old rule would have heard of the loss only after the stall).
+   */
+  @Test
+  void aWatchdogLeaseIsReportedLostAtItsDeadline() throws Exception {
+    Latchkey client =
+        connect(
+            options ->
+                options
+                    .leaseTime(Duration.ofMillis(600))
+                    .renewInterval(Duration.ofMillis(200))
+                    .operationTimeout(Duration.ofSeconds(5)));
+    Lease lease = client.lock(uniqueName("deadline")).acquire(Duration.ZERO);
+    List<LeaseLostException> heard = new CopyOnWriteArrayList<>();
+    lease.onLost(heard::add);
+
+    pauseRedis(4000);
+    await().atMost(Duration.ofMillis(1500)).until(() -> !heard.isEmpty());
+    assertThat(lease.isValid()).isFalse();
+    assertThat(heard.get(0)).hasMessageContaining("no renewal was confirmed");
+    redis().command("CLIENT", "UNPAUSE");
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+}
