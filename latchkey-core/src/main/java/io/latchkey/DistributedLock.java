@@ -26,6 +26,9 @@ import java.util.concurrent.locks.Lock;
  * the lease runs out after that time even if the owner did not unlock. A re-entry never shortens
  * the lease an outer acquire asked for.
  *
+ * <p>The owner of an asynchronous acquire is fixed when the method is called, so the lease it
+ * completes with belongs to the calling thread (or token) even though it completes elsewhere.
+ *
  * <p>Re-entering without a lease time puts the hold under the watchdog even if the outer acquire
  * gave one: the lock is then held until released. Every acquire form of the write side of a
  * read-write lock fails with {@link LockUpgradeException} when the owner holds only the read side.
@@ -33,34 +36,7 @@ import java.util.concurrent.locks.Lock;
  * <p>Lock names are shared between {@link Latchkey#lock}, {@link Latchkey#fairLock} and the write
  * side of {@link Latchkey#readWriteLock}: they are the same lock, differing in how waiters queue.
  */
-public interface DistributedLock extends Lock {
-  /**
-   * @return the lock name
-   */
-  String name();
-
-  /**
-   * Waits at most {@code wait} for the lock; the watchdog keeps the lease alive until released.
-   *
-   * @param wait how long to wait; zero tries once
-   * @return the lease, to release or close
-   * @throws LockTimeoutException if the lock was not acquired in time
-   * @throws InterruptedException if the thread was interrupted while waiting (nothing is held)
-   * @throws LockUpgradeException if this is the write side and the owner holds the read side
-   */
-  Lease acquire(Duration wait) throws InterruptedException;
-
-  /**
-   * Waits at most {@code wait} for the lock, held for {@code leaseTime} unless released earlier (no
-   * watchdog).
-   *
-   * @param wait how long to wait; zero tries once
-   * @param leaseTime how long the lock is held at most
-   * @return the lease, to release or close
-   * @throws LockTimeoutException if the lock was not acquired in time
-   * @throws InterruptedException if the thread was interrupted while waiting (nothing is held)
-   */
-  Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException;
+public interface DistributedLock extends Lock, LeaseSource {
 
   /**
    * Tries once, without waiting.
@@ -68,25 +44,6 @@ public interface DistributedLock extends Lock {
    * @return the lease, or empty if another owner holds the lock
    */
   Optional<Lease> tryAcquire();
-
-  /**
-   * Asynchronous {@link #acquire(Duration)}. The owner is fixed when this method is called.
-   * Cancelling the returned future abandons the wait; a grant that arrives after cancellation is
-   * released.
-   *
-   * @param wait how long to wait
-   * @return the lease, or fails with {@link LockTimeoutException}
-   */
-  CompletionStage<Lease> acquireAsync(Duration wait);
-
-  /**
-   * Asynchronous {@link #acquire(Duration, Duration)}.
-   *
-   * @param wait how long to wait
-   * @param leaseTime how long the lock is held at most
-   * @return the lease, or fails with {@link LockTimeoutException}
-   */
-  CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime);
 
   /**
    * Like {@link #lock()}, held for at most {@code leaseTime} (no watchdog).

@@ -10,11 +10,7 @@ import java.util.concurrent.CompletionStage;
  * permit as a {@link Lease}; its {@link Lease#holderId()} is the permit id, which {@link
  * #release(String)} also accepts from another process.
  */
-public interface LeasedSemaphore {
-  /**
-   * @return the semaphore name
-   */
-  String name();
+public interface LeasedSemaphore extends LeaseSource {
 
   /**
    * @param permits the initial number, zero or more
@@ -33,48 +29,10 @@ public interface LeasedSemaphore {
   int availablePermits();
 
   /**
-   * Waits at most {@code wait} for a permit, renewed by the watchdog until released.
-   *
-   * @param wait how long to wait
-   * @return the permit
-   * @throws LockTimeoutException if none was free in time
-   * @throws InterruptedException if interrupted while waiting
-   */
-  Lease acquire(Duration wait) throws InterruptedException;
-
-  /**
-   * Waits at most {@code wait} for a permit held for at most {@code leaseTime}.
-   *
-   * @param wait how long to wait
-   * @param leaseTime how long the permit is held at most
-   * @return the permit
-   * @throws LockTimeoutException if none was free in time
-   * @throws InterruptedException if interrupted while waiting
-   */
-  Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException;
-
-  /**
    * @param leaseTime how long the permit is held at most
    * @return a permit if one is free now
    */
   Optional<Lease> tryAcquire(Duration leaseTime);
-
-  /**
-   * Asynchronous {@link #acquire(Duration)}.
-   *
-   * @param wait how long to wait
-   * @return the permit, renewed by the watchdog until released
-   */
-  CompletionStage<Lease> acquireAsync(Duration wait);
-
-  /**
-   * Asynchronous {@link #acquire(Duration, Duration)}.
-   *
-   * @param wait how long to wait
-   * @param leaseTime how long the permit is held at most
-   * @return the permit
-   */
-  CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime);
 
   /**
    * Returns a permit by id, e.g. one acquired by another process.

@@ -37,6 +37,7 @@ class PublicApiTest {
             "LatchkeyOptions$Builder",
             "Lease",
             "LeaseLostException",
+            "LeaseSource",
             "LeasedSemaphore",
             "LockAdmin",
             "LockInfo",

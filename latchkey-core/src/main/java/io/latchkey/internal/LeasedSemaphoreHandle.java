@@ -21,14 +21,13 @@ import org.jspecify.annotations.Nullable;
  * its retries, so that an attempt whose answer was lost can be released by id without touching
  * anyone else's permit.
  */
-final class LeasedSemaphoreHandle implements LeasedSemaphore {
+final class LeasedSemaphoreHandle extends LeaseIssuingHandle implements LeasedSemaphore {
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  private final LatchkeyClient client;
   private final String name;
 
   LeasedSemaphoreHandle(LatchkeyClient client, String name) {
-    this.client = client;
+    super(client);
     this.name = name;
   }
 
@@ -72,43 +71,18 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
   }
 
   @Override
-  public Lease acquire(Duration wait) throws InterruptedException {
-    Arguments.wait(wait);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), this::what, wait);
-  }
-
-  @Override
-  public Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException {
-    Arguments.wait(wait);
-    Arguments.leaseTime(leaseTime);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), this::what, wait);
-  }
-
-  @Override
   public Optional<Lease> tryAcquire(Duration leaseTime) {
     Arguments.leaseTime(leaseTime);
-    return Optional.ofNullable(Blocking.join(start(0, leaseTime)));
+    return Optional.ofNullable(tryOnce(leaseTime));
   }
 
   @Override
-  public CompletionStage<Lease> acquireAsync(Duration wait) {
-    Arguments.wait(wait);
-    return client.toCaller(Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait));
-  }
-
-  @Override
-  public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
-    Arguments.wait(wait);
-    Arguments.leaseTime(leaseTime);
-    return client.toCaller(
-        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait));
-  }
-
-  private String what() {
+  String what() {
     return "acquire a permit of " + subject();
   }
 
-  private CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
+  @Override
+  CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
     client.ensureOpen();
     client.requireLeaseTime(leaseTime);
     byte[] id = new byte[16];

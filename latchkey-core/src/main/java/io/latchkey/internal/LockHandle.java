@@ -23,8 +23,7 @@ import org.jspecify.annotations.Nullable;
  * A reentrant lock, fair lock, or one side of a read-write lock: a view naming the lock, the mode
  * and the owner (the calling thread unless bound to an explicit owner).
  */
-final class LockHandle implements DistributedLock {
-  private final LatchkeyClient client;
+final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
   private final String name;
   private final LockMode mode;
   private final boolean fair;
@@ -36,7 +35,7 @@ final class LockHandle implements DistributedLock {
       LockMode mode,
       boolean fair,
       @Nullable String boundOwner) {
-    this.client = client;
+    super(client);
     this.name = name;
     this.mode = mode;
     this.fair = fair;
@@ -56,11 +55,13 @@ final class LockHandle implements DistributedLock {
     return client;
   }
 
-  private CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
+  @Override
+  CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
     return client.acquireLock(name, owner(), mode, fair, waitNanos, leaseTime);
   }
 
-  private String what() {
+  @Override
+  String what() {
     return "acquire "
         + (mode == LockMode.SHARED ? "the read side of " : "")
         + "lock '"
@@ -69,35 +70,8 @@ final class LockHandle implements DistributedLock {
   }
 
   @Override
-  public Lease acquire(Duration wait) throws InterruptedException {
-    Arguments.wait(wait);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), this::what, wait);
-  }
-
-  @Override
-  public Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException {
-    Arguments.wait(wait);
-    Arguments.leaseTime(leaseTime);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), this::what, wait);
-  }
-
-  @Override
   public Optional<Lease> tryAcquire() {
-    return Optional.ofNullable(Blocking.join(start(0, null)));
-  }
-
-  @Override
-  public CompletionStage<Lease> acquireAsync(Duration wait) {
-    Arguments.wait(wait);
-    return client.toCaller(Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait));
-  }
-
-  @Override
-  public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
-    Arguments.wait(wait);
-    Arguments.leaseTime(leaseTime);
-    return client.toCaller(
-        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait));
+    return Optional.ofNullable(tryOnce(null));
   }
 
   @Override

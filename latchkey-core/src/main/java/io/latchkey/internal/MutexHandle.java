@@ -8,19 +8,17 @@ import io.latchkey.OwnerToken;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A non-reentrant mutex: each acquire is a fresh owner token, so the backend sees every acquire as
  * a different owner and a second acquire waits even on the holding thread.
  */
-final class MutexHandle implements DistributedMutex {
-  private final LatchkeyClient client;
+final class MutexHandle extends LeaseIssuingHandle implements DistributedMutex {
   private final String name;
 
   MutexHandle(LatchkeyClient client, String name) {
-    this.client = client;
+    super(client);
     this.name = name;
   }
 
@@ -29,41 +27,15 @@ final class MutexHandle implements DistributedMutex {
     return name;
   }
 
-  private CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
+  @Override
+  CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
     return client.acquireLock(
         name, OwnerToken.random().value(), LockMode.EXCLUSIVE, false, waitNanos, leaseTime);
   }
 
   @Override
-  public Lease acquire(Duration wait) throws InterruptedException {
-    Arguments.wait(wait);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), null)), this::what, wait);
-  }
-
-  @Override
-  public Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException {
-    Arguments.wait(wait);
-    Arguments.leaseTime(leaseTime);
-    return Results.orTimeout(Blocking.await(start(wait.toNanos(), leaseTime)), this::what, wait);
-  }
-
-  @Override
   public Optional<Lease> tryAcquire() {
-    return Optional.ofNullable(Blocking.join(start(0, null)));
-  }
-
-  @Override
-  public CompletionStage<Lease> acquireAsync(Duration wait) {
-    Arguments.wait(wait);
-    return client.toCaller(Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait));
-  }
-
-  @Override
-  public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
-    Arguments.wait(wait);
-    Arguments.leaseTime(leaseTime);
-    return client.toCaller(
-        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait));
+    return Optional.ofNullable(tryOnce(null));
   }
 
   @Override
@@ -83,7 +55,8 @@ final class MutexHandle implements DistributedMutex {
     return new Admin(client).forceRelease(name);
   }
 
-  private String what() {
+  @Override
+  String what() {
     return "acquire mutex '" + name + "'";
   }
 

@@ -16,6 +16,7 @@ import io.latchkey.spi.WakeupBus;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -27,6 +28,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -37,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -109,6 +112,7 @@ public final class RedisBackend implements LatchkeyBackend {
   private final RedisLatchStore latches;
   private final RedisWakeups wakeups;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final String identity;
 
   private RedisBackend(
       RedisConnectionSettings settings,
@@ -119,6 +123,7 @@ public final class RedisBackend implements LatchkeyBackend {
     this.settings = settings;
     this.context = context;
     this.keys = new RedisKeys(settings.keyPrefix());
+    this.identity = identity(settings);
     this.clients = List.copyOf(clients);
     this.redis = redis;
     this.pubSub = pubSub;
@@ -264,6 +269,52 @@ public final class RedisBackend implements LatchkeyBackend {
   @Override
   public String description() {
     return settings.description();
+  }
+
+  @Override
+  public String identity() {
+    return identity;
+  }
+
+  /**
+   * The lock service a URI names, however it was spelled: the topology, the node addresses (host
+   * names resolved, sorted: the seeds of a cluster or the sentinels of a master in any order), the
+   * database, the master name and the key prefix. TLS, credentials and client options do not change
+   * which records a client reaches, so they are left out.
+   */
+  static String identity(RedisConnectionSettings settings) {
+    TreeSet<String> nodes = new TreeSet<>();
+    String master = "";
+    int database = 0;
+    for (RedisURI uri : settings.redisUris()) {
+      if (uri.getSentinels().isEmpty()) {
+        nodes.add(address(uri.getHost(), uri.getPort()));
+      } else {
+        uri.getSentinels()
+            .forEach(sentinel -> nodes.add(address(sentinel.getHost(), sentinel.getPort())));
+        master = "#" + uri.getSentinelMasterId();
+      }
+      database = uri.getDatabase();
+    }
+    return "redis-"
+        + settings.topology().name().toLowerCase(java.util.Locale.ROOT)
+        + "://"
+        + String.join(",", nodes)
+        + "/"
+        + database
+        + "?prefix="
+        + settings.keyPrefix()
+        + master;
+  }
+
+  private static String address(String host, int port) {
+    String resolved;
+    try {
+      resolved = InetAddress.getByName(host).getHostAddress();
+    } catch (UnknownHostException e) {
+      resolved = host.toLowerCase(java.util.Locale.ROOT);
+    }
+    return resolved + ":" + port;
   }
 
   /**

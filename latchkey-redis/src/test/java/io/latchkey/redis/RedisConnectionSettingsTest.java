@@ -257,4 +257,30 @@ class RedisConnectionSettingsTest {
         .doesNotContain("hunter2")
         .doesNotContain("admin");
   }
+
+  private static String identityOf(String uri) {
+    return RedisBackend.identity(RedisConnectionSettings.parse(URI.create(uri)));
+  }
+
+  @Test
+  void identityDoesNotDependOnHowTheUriIsSpelled() {
+    assertThat(identityOf("redis://localhost:6379"))
+        .isEqualTo(identityOf("redis://127.0.0.1:6379/0"))
+        .isEqualTo(identityOf("redis://user:secret@127.0.0.1:6379?clientName=app"))
+        .isEqualTo(identityOf("rediss://127.0.0.1:6379"));
+    assertThat(identityOf("redis-cluster://127.0.0.1:7001,127.0.0.1:7000"))
+        .isEqualTo(identityOf("redis-cluster://127.0.0.1:7000,localhost:7001"));
+    assertThat(identityOf("redis-sentinel://127.0.0.1:26379,127.0.0.1:26380#main"))
+        .isEqualTo(identityOf("redis-sentinel://localhost:26380,127.0.0.1:26379#main"));
+  }
+
+  @Test
+  void identityTellsDifferentLockServicesApart() {
+    String base = identityOf("redis://127.0.0.1:6379");
+    assertThat(identityOf("redis://127.0.0.1:6380")).isNotEqualTo(base);
+    assertThat(identityOf("redis://127.0.0.1:6379/1")).isNotEqualTo(base);
+    assertThat(identityOf("redis://127.0.0.1:6379?prefix=other:")).isNotEqualTo(base);
+    assertThat(identityOf("redis-sentinel://127.0.0.1:26379#main"))
+        .isNotEqualTo(identityOf("redis-sentinel://127.0.0.1:26379#other"));
+  }
 }

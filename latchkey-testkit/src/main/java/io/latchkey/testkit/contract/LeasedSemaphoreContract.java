@@ -261,10 +261,15 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
     String name = uniqueName("leased-available");
     LeasedSemaphore semaphore = client().leasedSemaphore(name);
     semaphore.trySetPermits(2);
+    LeasedSemaphore other = newClient().leasedSemaphore(name);
     Lease expiring = semaphore.acquire(LONG_WAIT, SHORT_LEASE);
     Lease kept = semaphore.acquire(LONG_WAIT, LONG_LEASE);
-    LeasedSemaphore other = newClient().leasedSemaphore(name);
-    assertThat(other.availablePermits()).isZero();
+    int availableWhileBothHeld = other.availablePermits();
+    // Only meaningful if the short lease outlived the answer: the backend's lease is never shorter
+    // than the client's view of it (a loaded machine may take longer than the lease).
+    if (expiring.isValid()) {
+      assertThat(availableWhileBothHeld).isZero();
+    }
 
     await("the expired permit counts as free")
         .pollInterval(Duration.ofMillis(20))
