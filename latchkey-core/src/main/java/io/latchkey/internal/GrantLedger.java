@@ -384,7 +384,8 @@ final class GrantLedger {
 
   private void onBackendLost(GrantRef grant, String reason) {
     Hold hold = find(grant);
-    if (hold != null && hold.totalHolds() > 0) {
+    // A release on its way decides by its own answer (a normal release is never a loss).
+    if (hold != null && hold.totalHolds() > 0 && !hold.releasing()) {
       markLost(hold, new LeaseLostException(describe(hold) + " was lost: " + reason, null));
     }
   }

@@ -29,6 +29,7 @@ final class Hold {
   private int sharedHolds;
   private int exclusiveHolds;
   private int releasesInFlight;
+  private boolean renewing;
   private boolean watchdog;
   private long leaseNanos;
   private long validUntilNanos;
@@ -99,6 +100,19 @@ final class Hold {
    */
   synchronized boolean releasing() {
     return releasesInFlight > 0;
+  }
+
+  /** Returns false if a renewal of this grant is on its way already (a slow shard). */
+  synchronized boolean startRenewal() {
+    if (renewing) {
+      return false;
+    }
+    renewing = true;
+    return true;
+  }
+
+  synchronized void renewalAnswered() {
+    renewing = false;
   }
 
   /** Starts the lease timer unless one is pending. */

@@ -6,13 +6,12 @@ import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.RenewResult;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +34,6 @@ final class LeaseRenewer {
   private final Ticker ticker;
   private final long leaseMillis;
   private final int batchSize;
-  private final AtomicBoolean passInFlight = new AtomicBoolean();
   private final ScheduledFuture<?> task;
 
   LeaseRenewer(
@@ -54,39 +52,45 @@ final class LeaseRenewer {
     this.task = scheduler.scheduleAtFixedRate(this::renewAll, period, period, TimeUnit.NANOSECONDS);
   }
 
-  /** One pass; skipped if the previous pass has not finished (a slow backend). */
+  /**
+   * One pass: the grants are grouped by the backend's renewal shard and sent in batches, one call
+   * per batch, each answered on its own. A grant whose previous renewal is still on its way (a slow
+   * shard) is left out of this pass; the others are renewed as usual.
+   */
   void renewAll() {
-    List<Hold> renewable = ledger.renewable();
-    if (renewable.isEmpty() || !passInFlight.compareAndSet(false, true)) {
-      return;
+    Map<String, List<Hold>> byShard = new LinkedHashMap<>();
+    for (Hold hold : ledger.renewable()) {
+      if (hold.startRenewal()) {
+        byShard
+            .computeIfAbsent(backend.renewalShard(hold.grant()), shard -> new ArrayList<>())
+            .add(hold);
+      }
     }
-    List<CompletableFuture<Void>> batches = new ArrayList<>();
-    for (int from = 0; from < renewable.size(); from += batchSize) {
-      batches.add(
-          renewBatch(renewable.subList(from, Math.min(renewable.size(), from + batchSize))));
+    for (List<Hold> shard : byShard.values()) {
+      for (int from = 0; from < shard.size(); from += batchSize) {
+        renewBatch(shard.subList(from, Math.min(shard.size(), from + batchSize)));
+      }
     }
-    CompletableFuture.allOf(batches.toArray(CompletableFuture[]::new))
-        .whenComplete((ok, failure) -> passInFlight.set(false));
   }
 
-  private CompletableFuture<Void> renewBatch(List<Hold> batch) {
+  private void renewBatch(List<Hold> batch) {
     Map<GrantRef, Hold> byGrant = new HashMap<>();
     for (Hold hold : batch) {
       byGrant.put(hold.grant(), hold);
     }
     long sentAt = ticker.nanoTime();
-    return calls
+    calls
         .call(
             () -> "renew " + byGrant.size() + " leases",
             () -> backend.renew(List.copyOf(byGrant.keySet()), leaseMillis))
-        .handle(
+        .whenComplete(
             (answer, failure) -> {
+              byGrant.values().forEach(Hold::renewalAnswered);
               if (failure == null) {
                 confirm(byGrant, answer, sentAt);
               } else {
                 LOG.warn("renewing leases on {} failed: {}", calls.backend(), failure.toString());
               }
-              return null;
             });
   }
 

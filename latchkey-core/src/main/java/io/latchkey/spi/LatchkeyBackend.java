@@ -85,6 +85,19 @@ public interface LatchkeyBackend extends AutoCloseable {
   WakeupBus wakeups();
 
   /**
+   * Which grants may be renewed in one call: the engine sends each {@link #renew} call with the
+   * grants of one shard only, and each call on its own, so that a shard that does not answer (a
+   * Redis Cluster master that stalls) delays the renewal of no other grant.
+   *
+   * @param grant a grant to renew
+   * @return its shard, e.g. a Redis Cluster hash slot; the same value for grants that one call may
+   *     renew together (by default every grant: one shard)
+   */
+  default String renewalShard(GrantRef grant) {
+    return "";
+  }
+
+  /**
    * Extends the leases of many grants at once, each to at least {@code leaseMillis} from now by the
    * backend's clock, if the holder's record still carries the grant's fencing token. Never shortens
    * a lease, so a call with a tiny lease only confirms grants (the engine does that after {@link

@@ -23,6 +23,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -43,7 +44,9 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 
@@ -360,8 +363,11 @@ public final class RedisBackend implements LatchkeyBackend {
   }
 
   /**
-   * One script call per hash slot (one in all outside a cluster). A slot whose call fails fails
-   * only its grants: the others' answers are acted upon at once.
+   * One script call per hash slot (one in all outside a cluster). A slot whose call fails, or does
+   * not answer within three quarters of the operation timeout, fails only its grants, so the result
+   * arrives before the engine gives up on the whole call; a slot that answers reports its gone
+   * grants to the engine at once ({@link io.latchkey.spi.GrantEvents#lost}), without waiting for a
+   * slow master.
    */
   @Override
   public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
@@ -379,19 +385,47 @@ public final class RedisBackend implements LatchkeyBackend {
     for (List<GrantRef> group :
         redis.bySlot(leased, grant -> keys.leaseRecord(grant.type(), grant.name()))) {
       calls.add(
-          renewCall(group, leaseMillis)
+          boundedBySlot(renewCall(group, leaseMillis))
               .handle(
                   (slotGone, failure) -> {
                     if (failure != null) {
                       group.forEach(grant -> failed.put(grant, failure));
                     } else {
                       gone.addAll(slotGone);
+                      slotGone.forEach(grant -> context.events().lost(grant, GONE));
                     }
                     return null;
                   }));
     }
     return CompletableFuture.allOf(calls.toArray(CompletableFuture<?>[]::new))
         .thenApply(done -> new RenewResult(gone, failed, -1));
+  }
+
+  private static final String GONE =
+      "the backend no longer knows it (its lease expired, or it was force-released)";
+
+  private <T> CompletableFuture<T> boundedBySlot(CompletableFuture<T> call) {
+    long bound = context.operationTimeout().toNanos() / 4 * 3;
+    ScheduledFuture<?> timer =
+        context
+            .scheduler()
+            .schedule(
+                () ->
+                    call.completeExceptionally(
+                        new TimeoutException(
+                            "no answer within " + Duration.ofNanos(bound).toMillis() + " ms")),
+                bound,
+                TimeUnit.NANOSECONDS);
+    return call.whenComplete((answer, failure) -> timer.cancel(false));
+  }
+
+  /** In a cluster, the hash slot of the grant's record; else one shard for all. */
+  @Override
+  public String renewalShard(GrantRef grant) {
+    if (settings.topology() != RedisConnectionSettings.Topology.CLUSTER) {
+      return "";
+    }
+    return Integer.toString(SlotHash.getSlot(keys.leaseRecord(grant.type(), grant.name())));
   }
 
   /** One script call renewing {@code grants}: locks or leased permits, all in one hash slot. */

@@ -9,6 +9,7 @@ import io.latchkey.ClientInfo;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
 import io.latchkey.servers.RedisClusterTestServer;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -367,5 +369,55 @@ class RedisClusterTest {
     for (RedisTestServer master : cluster().masters()) {
       master.command("CLUSTER", "SETSLOT", slotText, "NODE", targetId);
     }
+  }
+
+  /**
+   * Issue 8, item 8: renewal per slot. While one master stalls, only the grants in its slots go
+   * (lost at their deadline); grants on the healthy masters stay valid, and a grant that a healthy
+   * master no longer has is reported lost at once, not after the stalled master's call.
+   */
+  @Test
+  void aStalledMasterLosesOnlyTheGrantsInItsSlots() throws Exception {
+    Latchkey client =
+        Latchkey.connect(
+            RedisClusterConformanceTest.clusterUri(cluster()),
+            LatchkeyOptions.builder()
+                .leaseTime(Duration.ofMillis(1500))
+                .renewInterval(Duration.ofMillis(300))
+                .operationTimeout(Duration.ofSeconds(4))
+                .closeOnShutdown(false)
+                .build());
+    opened.add(client);
+    Latchkey admin = connect(Duration.ofSeconds(1));
+    Map<RedisTestServer, String> names = oneNamePerMaster("stalled-" + System.nanoTime());
+    List<RedisTestServer> masters = new ArrayList<>(names.keySet());
+    RedisTestServer stalled = masters.get(0);
+    RedisTestServer forced = masters.get(1);
+    RedisTestServer healthy = masters.get(2);
+    Map<RedisTestServer, Lease> leases = new HashMap<>();
+    Map<RedisTestServer, List<LeaseLostException>> heard = new HashMap<>();
+    for (RedisTestServer master : masters) {
+      Lease lease = client.lock(names.get(master)).acquire(Duration.ZERO);
+      List<LeaseLostException> losses = new CopyOnWriteArrayList<>();
+      lease.onLost(losses::add);
+      leases.put(master, lease);
+      heard.put(master, losses);
+    }
+
+    stalled.command("CLIENT", "PAUSE", "6000", "WRITE");
+    try {
+      admin.admin().forceRelease(names.get(forced));
+      // The forced grant is gone on a healthy master: heard within a renewal or two, long before
+      // the stalled master's call gives up (3 s) or the engine's bound (4 s).
+      await().atMost(Duration.ofMillis(1500)).until(() -> !heard.get(forced).isEmpty());
+      // The stalled master's grant runs out at its deadline; the healthy one stays valid.
+      await().atMost(Duration.ofSeconds(3)).until(() -> !heard.get(stalled).isEmpty());
+      assertThat(leases.get(stalled).isValid()).isFalse();
+      assertThat(leases.get(healthy).isValid()).isTrue();
+      assertThat(heard.get(healthy)).isEmpty();
+    } finally {
+      stalled.command("CLIENT", "UNPAUSE");
+    }
+    leases.get(healthy).release();
   }
 }
