@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.BackendTimeoutException;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Feature;
 import io.latchkey.spi.BackendContext;
@@ -14,6 +15,7 @@ import io.latchkey.spi.WakeupBus;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -35,11 +37,14 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 
@@ -153,20 +158,28 @@ public final class RedisBackend implements LatchkeyBackend {
    * @param context the client's identity and bounds
    * @return the open backend; close it (or the client that owns it) when done
    * @throws IllegalArgumentException if the URI is malformed, saying what is wrong
-   * @throws BackendUnavailableException if Redis cannot be reached or refuses the credentials
+   * @throws BackendUnavailableException if Redis cannot be reached, refuses the credentials or runs
+   *     a Redis older than 6.2 (the message names its version); a {@link BackendTimeoutException}
+   *     if it has not answered within the context's operation timeout, which bounds the whole
+   *     connect on every topology
    */
   public static RedisBackend open(URI uri, BackendContext context) {
     Objects.requireNonNull(uri, "uri must not be null");
     Objects.requireNonNull(context, "context must not be null");
     RedisConnectionSettings settings = RedisConnectionSettings.parse(uri);
-    Duration lettuceTimeout = context.operationTimeout().plus(LETTUCE_TIMEOUT_MARGIN);
+    Duration connectTimeout = context.operationTimeout();
+    long deadline = System.nanoTime() + connectTimeout.toNanos();
+    Duration lettuceTimeout = connectTimeout.plus(LETTUCE_TIMEOUT_MARGIN);
     // Parsed for this backend alone, so its RedisURIs are ours to configure.
-    settings.redisUris().forEach(redisUri -> redisUri.setTimeout(lettuceTimeout));
+    for (RedisURI redisUri : settings.redisUris()) {
+      redisUri.setTimeout(lettuceTimeout);
+      redisUri.getSentinels().forEach(sentinel -> sentinel.setTimeout(lettuceTimeout));
+    }
     ClientResources resources = SharedClientResources.acquire();
     List<AbstractRedisClient> clients = new ArrayList<>();
-    RedisCommandConnection redis = null;
+    CompletableFuture<RedisCommandConnection> command;
+    CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub;
     try {
-      StatefulRedisPubSubConnection<String, String> pubSub;
       if (settings.topology() == RedisConnectionSettings.Topology.CLUSTER) {
         RedisClusterClient commandClient =
             clusterClient(resources, settings, context, lettuceTimeout, false);
@@ -174,27 +187,81 @@ public final class RedisBackend implements LatchkeyBackend {
         RedisClusterClient pubSubClient =
             clusterClient(resources, settings, context, lettuceTimeout, true);
         clients.add(pubSubClient);
-        redis = RedisCommandConnection.cluster(commandClient);
-        pubSub = pubSubClient.connectPubSub(StringCodec.UTF8);
+        command = RedisCommandConnection.cluster(commandClient);
+        // A cluster client connects asynchronously only once it has loaded the topology.
+        pubSub =
+            command.thenCompose(
+                connected ->
+                    pubSubClient
+                        .refreshPartitionsAsync()
+                        .thenCompose(loaded -> pubSubClient.connectPubSubAsync(StringCodec.UTF8))
+                        .<StatefulRedisPubSubConnection<String, String>>thenApply(c -> c)
+                        .toCompletableFuture());
       } else {
         RedisClient commandClient = client(resources, settings, context, lettuceTimeout, false);
         clients.add(commandClient);
         RedisClient pubSubClient = client(resources, settings, context, lettuceTimeout, true);
         clients.add(pubSubClient);
-        redis = RedisCommandConnection.standalone(commandClient, settings.redisUri());
-        pubSub = pubSubClient.connectPubSub(StringCodec.UTF8, settings.redisUri());
+        command = RedisCommandConnection.standalone(commandClient, settings.redisUri());
+        pubSub =
+            pubSubClient
+                .connectPubSubAsync(StringCodec.UTF8, settings.redisUri())
+                .toCompletableFuture();
       }
-      return new RedisBackend(settings, context, clients, redis, pubSub);
     } catch (RuntimeException e) {
-      if (redis != null) {
-        redis.close();
-      }
-      clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
-      SharedClientResources.release();
-      throw new BackendUnavailableException(
-          "cannot connect to " + settings.description() + ": " + causes(e) + tlsHint(settings, e),
-          e);
+      throw abandon(settings, clients, e);
     }
+    try {
+      CompletableFuture.allOf(command, pubSub)
+          .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      return new RedisBackend(settings, context, clients, command.join(), pubSub.join());
+    } catch (TimeoutException | InterruptedException | ExecutionException | RuntimeException e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      // Whatever connects late is closed: nothing else will.
+      command.thenAccept(RedisCommandConnection::close);
+      pubSub.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+      if (e instanceof TimeoutException) {
+        throw abandon(
+            settings,
+            clients,
+            new BackendTimeoutException(
+                "cannot connect to "
+                    + settings.description()
+                    + ": no answer within "
+                    + connectTimeout.toMillis()
+                    + " ms (operationTimeout)"
+                    + (settings.redisUri().isSsl()
+                        ? "; if the server does not speak TLS, use redis://"
+                        : "")));
+      }
+      throw abandon(settings, clients, e instanceof ExecutionException ? e.getCause() : e);
+    }
+  }
+
+  /**
+   * Shuts down the clients of a backend that failed to open, without waiting for them (so that the
+   * failure comes within the bound), and says why it failed.
+   */
+  private static BackendUnavailableException abandon(
+      RedisConnectionSettings settings, List<AbstractRedisClient> clients, Throwable failure) {
+    CompletableFuture<?>[] shutdowns =
+        clients.stream()
+            .map(client -> client.shutdownAsync(0, 2, TimeUnit.SECONDS))
+            .toArray(CompletableFuture<?>[]::new);
+    CompletableFuture.allOf(shutdowns)
+        .whenComplete((done, ignored) -> SharedClientResources.release());
+    if (failure instanceof BackendUnavailableException unavailable) {
+      return unavailable;
+    }
+    return new BackendUnavailableException(
+        "cannot connect to "
+            + settings.description()
+            + ": "
+            + causes(failure)
+            + tlsHint(settings, failure),
+        failure);
   }
 
   private static RedisClient client(
@@ -245,12 +312,23 @@ public final class RedisBackend implements LatchkeyBackend {
         .build();
   }
 
+  /**
+   * The messages of a failure and its causes on one line, each once; a cause without a message
+   * shows its class instead (never {@code null}).
+   */
   private static String causes(Throwable failure) {
-    StringBuilder text = new StringBuilder(String.valueOf(failure.getMessage()));
-    for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
-      String message = String.valueOf(cause.getMessage());
+    StringBuilder text = new StringBuilder();
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof CompletionException || cause instanceof ExecutionException) {
+        continue;
+      }
+      String message = cause.getMessage();
+      if (message == null || message.isBlank()) {
+        message = cause.getClass().getSimpleName();
+      }
+      message = message.strip().replaceAll("\\s*\\R\\s*", " ");
       if (text.indexOf(message) < 0) {
-        text.append(": ").append(message);
+        text.append(text.length() == 0 ? "" : ": ").append(message);
       }
     }
     return text.toString();

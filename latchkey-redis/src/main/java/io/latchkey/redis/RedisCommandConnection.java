@@ -75,51 +75,76 @@ final class RedisCommandConnection implements AutoCloseable {
   }
 
   /**
-   * Connects at once to a server, or through the sentinels to the master that {@code uri} names.
+   * Connects to a server, or through the sentinels to the master that {@code uri} names, and checks
+   * that the server runs a Redis that latchkey supports.
    *
    * @param client a client built without auto-reconnect
    * @param uri where to connect
-   * @throws io.lettuce.core.RedisConnectionException if the server cannot be reached
+   * @return completes with the connection, or fails if the server cannot be reached or runs a Redis
+   *     older than {@link RedisVersion#MINIMUM}; the client's own timeouts bound it only loosely (a
+   *     sentinel that never answers holds it for a minute), so callers bound it themselves
    */
-  static RedisCommandConnection standalone(RedisClient client, RedisURI uri) {
-    Link first = new ServerLink(client.connect(StringCodec.UTF8, uri));
-    return new RedisCommandConnection(
+  static CompletableFuture<RedisCommandConnection> standalone(RedisClient client, RedisURI uri) {
+    Supplier<CompletableFuture<Link>> connector =
         () ->
             client
                 .connectAsync(StringCodec.UTF8, uri)
                 .<Link>thenApply(ServerLink::new)
-                .toCompletableFuture(),
-        first,
-        false,
-        false);
+                .toCompletableFuture();
+    return connector
+        .get()
+        .thenCompose(
+            first ->
+                checkedVersion(first, "the Redis server")
+                    .thenApply(
+                        version -> new RedisCommandConnection(connector, first, false, false)));
   }
 
   /**
-   * Connects at once to a Redis Cluster through its seeds, and learns whether it has sharded
-   * pub/sub (Redis 7 or later).
+   * Connects to a Redis Cluster through its seeds, checks that it runs a Redis that latchkey
+   * supports, and learns whether it has sharded pub/sub (Redis 7 or later).
    *
    * @param client a client built without auto-reconnect, on the seeds of the cluster
-   * @throws io.lettuce.core.RedisException if no seed can be reached
+   * @return completes with the connection, or fails if no seed can be reached or the cluster runs a
+   *     Redis older than {@link RedisVersion#MINIMUM}
    */
-  static RedisCommandConnection cluster(RedisClusterClient client) {
-    StatefulRedisClusterConnection<String, String> connection = client.connect(StringCodec.UTF8);
-    boolean sharded;
-    try {
-      sharded = RedisVersion.ofInfo(connection.sync().info("server")).isAtLeast(7, 0);
-    } catch (RuntimeException e) {
-      connection.close();
-      throw e;
-    }
-    return new RedisCommandConnection(
-        () ->
-            client
-                .refreshPartitionsAsync()
-                .thenCompose(refreshed -> client.connectAsync(StringCodec.UTF8))
-                .<Link>thenApply(ClusterLink::new)
-                .toCompletableFuture(),
-        new ClusterLink(connection),
-        true,
-        sharded);
+  static CompletableFuture<RedisCommandConnection> cluster(RedisClusterClient client) {
+    // Lettuce connects a cluster client asynchronously only once it has loaded the topology.
+    return client
+        .refreshPartitionsAsync()
+        .thenCompose(loaded -> client.connectAsync(StringCodec.UTF8))
+        .<Link>thenApply(ClusterLink::new)
+        .toCompletableFuture()
+        .thenCompose(
+            first ->
+                checkedVersion(first, "the Redis Cluster")
+                    .thenApply(
+                        version ->
+                            new RedisCommandConnection(
+                                () ->
+                                    client
+                                        .refreshPartitionsAsync()
+                                        .thenCompose(
+                                            refreshed -> client.connectAsync(StringCodec.UTF8))
+                                        .<Link>thenApply(ClusterLink::new)
+                                        .toCompletableFuture(),
+                                first,
+                                true,
+                                version.isAtLeast(7, 0))));
+  }
+
+  /** Reads the server's version on a new connection, and closes the connection if it is too old. */
+  private static CompletableFuture<RedisVersion> checkedVersion(Link link, String server) {
+    return link.commands()
+        .info("server")
+        .toCompletableFuture()
+        .thenApply(info -> RedisVersion.supported(info, server))
+        .whenComplete(
+            (version, failure) -> {
+              if (failure != null) {
+                link.connection().closeAsync();
+              }
+            });
   }
 
   /**
