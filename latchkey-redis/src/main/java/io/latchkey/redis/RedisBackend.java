@@ -168,7 +168,6 @@ public final class RedisBackend implements LatchkeyBackend {
     Objects.requireNonNull(context, "context must not be null");
     RedisConnectionSettings settings = RedisConnectionSettings.parse(uri);
     Duration connectTimeout = context.operationTimeout();
-    long deadline = System.nanoTime() + connectTimeout.toNanos();
     Duration lettuceTimeout = connectTimeout.plus(LETTUCE_TIMEOUT_MARGIN);
     // Parsed for this backend alone, so its RedisURIs are ours to configure.
     for (RedisURI redisUri : settings.redisUris()) {
@@ -187,7 +186,7 @@ public final class RedisBackend implements LatchkeyBackend {
         RedisClusterClient pubSubClient =
             clusterClient(resources, settings, context, lettuceTimeout, true);
         clients.add(pubSubClient);
-        command = RedisCommandConnection.cluster(commandClient);
+        command = RedisCommandConnection.cluster(commandClient, context.operationTimeout());
         // A cluster client connects asynchronously only once it has loaded the topology.
         pubSub =
             command.thenCompose(
@@ -202,7 +201,9 @@ public final class RedisBackend implements LatchkeyBackend {
         clients.add(commandClient);
         RedisClient pubSubClient = client(resources, settings, context, lettuceTimeout, true);
         clients.add(pubSubClient);
-        command = RedisCommandConnection.standalone(commandClient, settings.redisUri());
+        command =
+            RedisCommandConnection.standalone(
+                commandClient, settings.redisUri(), context.operationTimeout());
         pubSub =
             pubSubClient
                 .connectPubSubAsync(StringCodec.UTF8, settings.redisUri())
@@ -212,8 +213,9 @@ public final class RedisBackend implements LatchkeyBackend {
       throw abandon(settings, clients, e);
     }
     try {
-      CompletableFuture.allOf(command, pubSub)
-          .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      // Counted from the first connection attempt: the bound is on the network, not on setting up
+      // the client library (its first use in a JVM loads and starts a good deal).
+      CompletableFuture.allOf(command, pubSub).get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
       return new RedisBackend(settings, context, clients, command.join(), pubSub.join());
     } catch (TimeoutException | InterruptedException | ExecutionException | RuntimeException e) {
       if (e instanceof InterruptedException) {
