@@ -47,6 +47,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The latchkey backend on Redis (standalone, Sentinel or Cluster), over Lettuce. It has every
@@ -85,8 +86,9 @@ public final class RedisBackend implements LatchkeyBackend {
    * channels linger a while after their last waiter leaves (RedisWakeups). In a cluster of Redis 7
    * or later they are shard channels.
    *
-   * Replicas. With waitReplicas in the URI, RedisGrants follows every grant with WAIT on the same
-   * connection and undoes a grant that too few replicas acknowledged.
+   * Replicas. With waitReplicas in the URI, RedisGrants follows every grant with a barrier write
+   * and WAIT on a third connection of its own (WAIT blocks its connection), shared by the grants
+   * that come back meanwhile, and undoes a grant that too few replicas acknowledged.
    *
    * Renewal. renew() sends one script call per batch (per hash slot of the batch in a cluster,
    * where a script may only touch one slot): lock holders and leased permits alike, keyed by their
@@ -104,6 +106,7 @@ public final class RedisBackend implements LatchkeyBackend {
   private final RedisKeys keys;
   private final List<AbstractRedisClient> clients;
   private final RedisCommandConnection redis;
+  private final @Nullable RedisCommandConnection replicaWaits;
   private final StatefulRedisPubSubConnection<String, String> pubSub;
   private final ScheduledExecutorService scheduler;
   private final RedisPresence presence;
@@ -119,12 +122,14 @@ public final class RedisBackend implements LatchkeyBackend {
       BackendContext context,
       List<AbstractRedisClient> clients,
       RedisCommandConnection redis,
+      @Nullable RedisCommandConnection replicaWaits,
       StatefulRedisPubSubConnection<String, String> pubSub) {
     this.settings = settings;
     this.context = context;
     this.keys = new RedisKeys(settings.keyPrefix());
     this.clients = List.copyOf(clients);
     this.redis = redis;
+    this.replicaWaits = replicaWaits;
     this.pubSub = pubSub;
     ScheduledThreadPoolExecutor executor =
         new ScheduledThreadPoolExecutor(
@@ -139,7 +144,8 @@ public final class RedisBackend implements LatchkeyBackend {
             });
     executor.setRemoveOnCancelPolicy(true);
     this.scheduler = executor;
-    RedisGrants grants = new RedisGrants(redis, settings.replicaWait(), settings.description());
+    RedisGrants grants =
+        new RedisGrants(redis, replicaWaits, keys, settings.replicaWait(), settings.description());
     this.presence = new RedisPresence(redis, keys, context.clientId(), context.leaseTime());
     this.locks = new RedisLockStore(redis, grants, keys, context.clientId());
     this.semaphores = new RedisSemaphoreStore(redis, grants, keys);
@@ -168,6 +174,17 @@ public final class RedisBackend implements LatchkeyBackend {
     Objects.requireNonNull(context, "context must not be null");
     RedisConnectionSettings settings = RedisConnectionSettings.parse(uri);
     Duration connectTimeout = context.operationTimeout();
+    ReplicaWait replicaWait = settings.replicaWait();
+    if (replicaWait.enabled() && replicaWait.timeout().compareTo(connectTimeout) >= 0) {
+      throw new IllegalArgumentException(
+          "invalid Redis URI '"
+              + settings.description()
+              + "': waitTimeout ("
+              + replicaWait.timeout().toMillis()
+              + " ms) must be shorter than the operation timeout ("
+              + connectTimeout.toMillis()
+              + " ms), which bounds a grant and its wait for replicas together");
+    }
     Duration lettuceTimeout = connectTimeout.plus(LETTUCE_TIMEOUT_MARGIN);
     // Parsed for this backend alone, so its RedisURIs are ours to configure.
     for (RedisURI redisUri : settings.redisUris()) {
@@ -177,6 +194,8 @@ public final class RedisBackend implements LatchkeyBackend {
     ClientResources resources = SharedClientResources.acquire();
     List<AbstractRedisClient> clients = new ArrayList<>();
     CompletableFuture<RedisCommandConnection> command;
+    CompletableFuture<@Nullable RedisCommandConnection> waits =
+        CompletableFuture.completedFuture(null);
     CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub;
     try {
       if (settings.topology() == RedisConnectionSettings.Topology.CLUSTER) {
@@ -187,6 +206,12 @@ public final class RedisBackend implements LatchkeyBackend {
             clusterClient(resources, settings, context, lettuceTimeout, true);
         clients.add(pubSubClient);
         command = RedisCommandConnection.cluster(commandClient, context.operationTimeout());
+        if (replicaWait.enabled()) {
+          waits =
+              command.thenCompose(
+                  connected ->
+                      RedisCommandConnection.cluster(commandClient, context.operationTimeout()));
+        }
         // A cluster client connects asynchronously only once it has loaded the topology.
         pubSub =
             command.thenCompose(
@@ -204,6 +229,11 @@ public final class RedisBackend implements LatchkeyBackend {
         command =
             RedisCommandConnection.standalone(
                 commandClient, settings.redisUri(), context.operationTimeout());
+        if (replicaWait.enabled()) {
+          waits =
+              RedisCommandConnection.standalone(
+                  commandClient, settings.redisUri(), context.operationTimeout());
+        }
         pubSub =
             pubSubClient
                 .connectPubSubAsync(StringCodec.UTF8, settings.redisUri())
@@ -215,14 +245,17 @@ public final class RedisBackend implements LatchkeyBackend {
     try {
       // Counted from the first connection attempt: the bound is on the network, not on setting up
       // the client library (its first use in a JVM loads and starts a good deal).
-      CompletableFuture.allOf(command, pubSub).get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
-      return new RedisBackend(settings, context, clients, command.join(), pubSub.join());
+      CompletableFuture.allOf(command, waits, pubSub)
+          .get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      return new RedisBackend(
+          settings, context, clients, command.join(), waits.join(), pubSub.join());
     } catch (TimeoutException | InterruptedException | ExecutionException | RuntimeException e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
       // Whatever connects late is closed: nothing else will.
       command.thenAccept(RedisCommandConnection::close);
+      waits.thenAccept(connection -> closeIfAny(connection));
       pubSub.thenAccept(StatefulRedisPubSubConnection::closeAsync);
       if (e instanceof TimeoutException) {
         throw abandon(
@@ -239,6 +272,12 @@ public final class RedisBackend implements LatchkeyBackend {
                         : "")));
       }
       throw abandon(settings, clients, e instanceof ExecutionException ? e.getCause() : e);
+    }
+  }
+
+  private static void closeIfAny(@Nullable RedisCommandConnection connection) {
+    if (connection != null) {
+      connection.close();
     }
   }
 
@@ -444,6 +483,7 @@ public final class RedisBackend implements LatchkeyBackend {
       presence.stop(scheduler, context.operationTimeout());
       pubSub.close();
       redis.close();
+      closeIfAny(replicaWaits);
     } finally {
       scheduler.shutdownNow();
       clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));

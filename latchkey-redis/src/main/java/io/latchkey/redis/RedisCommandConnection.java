@@ -9,6 +9,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -29,7 +30,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -63,6 +63,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class RedisCommandConnection implements AutoCloseable {
   private static final int SCAN_COUNT = 1000;
+
+  /** How long a replication barrier's key lives: it only has to be written. */
+  private static final long BARRIER_LIFETIME = 1000;
 
   /** How much earlier than the operation timeout a waiting command is given up. */
   private static final Duration GIVE_UP_MARGIN = Duration.ofMillis(100);
@@ -202,44 +205,43 @@ final class RedisCommandConnection implements AutoCloseable {
   }
 
   /**
-   * Runs a script once and, if {@code wrote} says that it changed something, sends {@code WAIT} on
-   * the same connection to the node that ran it.
+   * Writes {@code barrierKey} and then waits, with {@code WAIT} on the same connection, until the
+   * replicas have acknowledged that write: they then also have every write that the server had
+   * applied before it (the replication stream is in the order of execution), whichever connection
+   * made it. Use it on a connection of its own: {@code WAIT} blocks the connection while it waits.
    *
+   * @param barrierKey a key in the slot of the writes to wait for (in a cluster, on their master)
    * @param wait how many replicas to wait for, and how long
-   * @param wrote tells from the reply whether the script wrote
-   * @return the reply and how many replicas acknowledged the write, or -1 if it wrote nothing
+   * @return how many replicas acknowledged
    */
-  <T> CompletableFuture<Replicated<T>> runAndWait(
-      ReplicaWait wait,
-      Predicate<T> wrote,
-      RedisScript script,
-      ScriptOutputType output,
-      String[] keys,
-      String... args) {
+  CompletableFuture<Long> replicationBarrier(String barrierKey, ReplicaWait wait) {
     return executeOn(
         link ->
-            link.node(keys[0])
+            link.node(barrierKey)
                 .thenCompose(
                     node ->
-                        script
-                            .<T>run(node, shardedPubSub, output, keys, args)
+                        node.set(barrierKey, "", SetArgs.Builder.px(BARRIER_LIFETIME))
                             .thenCompose(
-                                reply ->
-                                    wrote.test(reply)
-                                        ? node.waitForReplication(
-                                                wait.replicas(), wait.timeout().toMillis())
-                                            .thenApply(acks -> new Replicated<>(reply, acks))
-                                        : CompletableFuture.completedFuture(
-                                            new Replicated<>(reply, -1)))));
+                                written ->
+                                    node.waitForReplication(
+                                        wait.replicas(), wait.timeout().toMillis()))));
   }
 
   /**
-   * A script's reply and the replicas that acknowledged its write.
-   *
-   * @param reply the reply
-   * @param acknowledged the replicas that acknowledged, or -1 if the script wrote nothing
+   * @return the {@link System#nanoTime()} after which the caller of a command given now has given
+   *     up on it: a little before its operation timeout runs out
    */
-  record Replicated<T>(T reply, long acknowledged) {}
+  long giveUpDeadline() {
+    return System.nanoTime() + giveUpNanos;
+  }
+
+  /**
+   * @return the same number for two keys exactly when one {@link #replicationBarrier} may serve
+   *     writes to both: their hash slot in a cluster, 0 elsewhere
+   */
+  int barrierGroup(String key) {
+    return cluster ? SlotHash.getSlot(key) : 0;
+  }
 
   /**
    * Sends a command, over a new connection if the current one has dropped. Commands that wait for a
@@ -259,7 +261,7 @@ final class RedisCommandConnection implements AutoCloseable {
     if (open.isOpen()) {
       return send(open, command);
     }
-    WaitingReply<T> reply = new WaitingReply<>(System.nanoTime() + giveUpNanos);
+    WaitingReply<T> reply = new WaitingReply<>(giveUpDeadline());
     synchronized (this) {
       if (closed) {
         reply.completeExceptionally(new IllegalStateException("the Redis backend is closed"));
