@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -125,7 +126,7 @@ final class RedisGrants {
             + " within "
             + wait.timeout().toMillis()
             + " ms"
-            + (failure == null ? "" : " (" + failure + ")");
+            + (failure == null ? "" : " (" + unwrap(failure) + ")");
     if (System.nanoTime() - deadline >= 0) {
       return CompletableFuture.failedFuture(
           new BackendUnavailableException(
@@ -146,7 +147,7 @@ final class RedisGrants {
                       + "; "
                       + (undoFailure == null
                           ? "the grant was undone"
-                          : "undoing the grant failed too (" + undoFailure + ")"),
+                          : "undoing the grant failed too (" + unwrap(undoFailure) + ")"),
                   undoFailure != null ? undoFailure : failure);
             })
         .toCompletableFuture();
@@ -205,6 +206,12 @@ final class RedisGrants {
                 sendBarrier(connection, id);
               }
             });
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
   }
 
   private RedisCommandConnection requireWaiting() {
