@@ -29,6 +29,8 @@ public interface DistributedSemaphore {
    * Adds (or, when negative, removes) permits unconditionally.
    *
    * @param delta a non-zero change
+   * @throws IllegalArgumentException if {@code delta} is zero, or would take the count past {@link
+   *     Integer#MAX_VALUE} or below {@link Integer#MIN_VALUE} (the count is then left as it was)
    */
   void addPermits(int delta);
 
@@ -79,6 +81,8 @@ public interface DistributedSemaphore {
    * Returns permits and wakes as many waiters as they can serve.
    *
    * @param permits how many, at least one
+   * @throws IllegalArgumentException if {@code permits} is not positive, or would take the count
+   *     past {@link Integer#MAX_VALUE} (the count is then left as it was)
    */
   void release(int permits);
 

@@ -6,6 +6,9 @@ import java.util.Objects;
 /**
  * One holder of a lock as the backend sees it.
  *
+ * <p>{@link #toString()} shows only the first characters of an owner that is an {@link OwnerToken}
+ * (a credential, which does not belong in logs); {@link #owner()} gives the whole id.
+ *
  * @param owner the owner id (a client id and thread, or an explicit token's id)
  * @param clientId the id of the client that made the grant; a monitor can check whether it is still
  *     alive
@@ -27,5 +30,23 @@ public record HolderInfo(
     Objects.requireNonNull(clientId, "clientId");
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(remainingLease, "remainingLease");
+  }
+
+  /** Like the record's own form, with an owner token cut short as {@link OwnerToken} shows it. */
+  @Override
+  public String toString() {
+    return "HolderInfo[owner="
+        + OwnerToken.masked(owner)
+        + ", clientId="
+        + clientId
+        + ", mode="
+        + mode
+        + ", holds="
+        + holds
+        + ", remainingLease="
+        + remainingLease
+        + ", fencingToken="
+        + fencingToken
+        + "]";
   }
 }

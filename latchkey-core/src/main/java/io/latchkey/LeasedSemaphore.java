@@ -20,6 +20,8 @@ public interface LeasedSemaphore extends LeaseSource {
 
   /**
    * @param delta a non-zero change of the total number of permits
+   * @throws IllegalArgumentException if {@code delta} is zero, or would take the total past {@link
+   *     Integer#MAX_VALUE} or below {@link Integer#MIN_VALUE} (the total is then left as it was)
    */
   void addPermits(int delta);
 

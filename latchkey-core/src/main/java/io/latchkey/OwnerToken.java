@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
 public final class OwnerToken {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Pattern FORMAT = Pattern.compile("tok-[0-9a-f]{32}");
+  // "tok-" and 6 hex digits: enough to tell tokens apart in a log, far from enough to guess one.
+  private static final int SHOWN = 10;
 
   private final String value;
 
@@ -68,6 +70,15 @@ public final class OwnerToken {
   /** Shows only a prefix: the whole token is a credential and does not belong in logs. */
   @Override
   public String toString() {
-    return "OwnerToken[" + value.substring(0, 10) + "…]";
+    return "OwnerToken[" + masked(value) + "]";
+  }
+
+  /**
+   * @param owner an owner id: a token's value, or a client id and thread
+   * @return the owner id fit for logs: a token's value cut to its first characters, anything else
+   *     as it is
+   */
+  static String masked(String owner) {
+    return FORMAT.matcher(owner).matches() ? owner.substring(0, SHOWN) + "…" : owner;
   }
 }

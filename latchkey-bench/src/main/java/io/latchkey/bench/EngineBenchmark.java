@@ -6,11 +6,15 @@ import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LockMode;
 import io.latchkey.memory.MemoryLockServer;
+import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.ResourceType;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -316,11 +320,15 @@ public class EngineBenchmark {
    * each checked so that a broken run cannot pass for a fast one.
    */
   private static void acquireAndRelease(LockStore locks, LockRequest request) {
-    while (!locks.tryAcquire(request).toCompletableFuture().join().isGranted()) {
+    AcquireResult granted;
+    while (!(granted = locks.tryAcquire(request).toCompletableFuture().join()).isGranted()) {
       Thread.yield();
     }
-    ReleaseResult released =
-        locks.release(request.name(), request.owner(), request.mode()).toCompletableFuture().join();
+    GrantRef grant =
+        new GrantRef(
+            new HolderRef(ResourceType.LOCK, request.name(), request.owner()),
+            granted.fencingToken());
+    ReleaseResult released = locks.release(grant, request.mode()).toCompletableFuture().join();
     if (!released.wasHeld()) {
       throw new IllegalStateException("the backend lost a hold of " + request.owner());
     }

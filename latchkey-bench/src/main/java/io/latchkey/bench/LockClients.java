@@ -5,10 +5,14 @@ import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.LockMode;
 import io.latchkey.redis.RedisBackend;
+import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.ResourceType;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -218,11 +222,14 @@ final class LockClients implements AutoCloseable {
             false,
             LatchkeyOptions.defaults().queueKeepAlive().toMillis());
     return () -> {
-      while (!locks.tryAcquire(request).toCompletableFuture().join().isGranted()) {
+      AcquireResult granted;
+      while (!(granted = locks.tryAcquire(request).toCompletableFuture().join()).isGranted()) {
         Thread.onSpinWait();
       }
+      GrantRef grant =
+          new GrantRef(new HolderRef(ResourceType.LOCK, name, owner), granted.fencingToken());
       ReleaseResult released =
-          locks.release(name, owner, LockMode.EXCLUSIVE).toCompletableFuture().join();
+          locks.release(grant, LockMode.EXCLUSIVE).toCompletableFuture().join();
       if (!released.wasHeld()) {
         throw new IllegalStateException("the backend lost the hold of " + owner);
       }

@@ -32,6 +32,8 @@ import picocli.CommandLine.Spec;
  * descendants get {@code --signal}, then SIGKILL after {@code --kill-after}, and exec exits with
  * {@link ExitCodes#LEASE_LOST}: the command is not left working on a lock it no longer has. If exec
  * itself is told to stop (SIGTERM, SIGINT), it does the same to the command and releases the lock.
+ * If exec is killed outright (SIGKILL), an {@link ExecDeathWatch} started beside the command stops
+ * the command's tree within about a second.
  */
 @Command(
     name = "exec",
@@ -194,14 +196,18 @@ final class ExecCommand implements Callable<Integer> {
       builder.environment().put(LOCK_VARIABLE, name);
       builder.environment().put(FENCING_TOKEN_VARIABLE, Long.toString(held.fencingToken()));
       Process process;
+      ExecDeathWatch deathWatch = ExecDeathWatch.start(signal);
       try {
         process = builder.start();
       } catch (IOException e) {
+        deathWatch.close();
         releaseQuietly();
         return cannotStart(e);
       }
+      deathWatch.watch(process.toHandle());
       ProcessTree tree = new ProcessTree(process.toHandle());
-      Thread hook = new Thread(() -> stopFromOutside(process, tree), "latchkey-exec-shutdown");
+      Thread hook =
+          new Thread(() -> stopFromOutside(process, tree, deathWatch), "latchkey-exec-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       held.onLost(lost::complete);
       try {
@@ -221,6 +227,7 @@ final class ExecCommand implements Callable<Integer> {
         }
         return release(process.exitValue());
       } finally {
+        deathWatch.close();
         try {
           Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {
@@ -276,7 +283,7 @@ final class ExecCommand implements Callable<Integer> {
     }
 
     /** Shutdown hook: exec was told to stop; stop the command, then free the lock. */
-    private void stopFromOutside(Process process, ProcessTree tree) {
+    private void stopFromOutside(Process process, ProcessTree tree, ExecDeathWatch deathWatch) {
       stopping.set(true);
       try {
         if (process.isAlive()) {
@@ -285,6 +292,7 @@ final class ExecCommand implements Callable<Integer> {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } finally {
+        deathWatch.close();
         latchkey.close();
       }
     }

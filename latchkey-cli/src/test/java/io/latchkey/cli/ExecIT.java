@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -204,6 +205,44 @@ class ExecIT {
   }
 
   @Test
+  void theCommandTreeDiesWithinASecondOfExecBeingKilled() throws Exception {
+    Path pids = directory.resolve("pids");
+    Process running =
+        startExec(
+            "jobs/orphan",
+            "--",
+            "sh",
+            "-c",
+            "sleep 300 & echo $! > "
+                + pids
+                + ".tmp; echo $$ >> "
+                + pids
+                + ".tmp; mv "
+                + pids
+                + ".tmp "
+                + pids
+                + "; wait");
+    exec = running;
+    awaitHeld("jobs/orphan");
+    await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(pids));
+    List<ProcessHandle> tree =
+        Files.readAllLines(pids).stream()
+            .map(pid -> ProcessHandle.of(Long.parseLong(pid.strip())).orElseThrow())
+            .toList();
+    assertThat(tree).hasSize(2).allMatch(ProcessHandle::isAlive);
+
+    running.destroyForcibly(); // SIGKILL: no shutdown hook, no release
+    running.waitFor();
+
+    await()
+        .atMost(Duration.ofSeconds(1))
+        .untilAsserted(() -> assertThat(tree).noneMatch(ExecIT::runs));
+    assertThat(client().admin().inspect("jobs/orphan"))
+        .as("nobody released it: the lease runs out by itself")
+        .isPresent();
+  }
+
+  @Test
   void signalsTheCommandWhenItOutlivesAnExplicitLease() throws Exception {
     Cli.Result result =
         Cli.run("exec", "jobs/short", "--lease", "1s", "--backend", uri, "--", "sleep", "60");
@@ -238,6 +277,20 @@ class ExecIT {
     Cli.Result result =
         Cli.run("exec", "jobs/killed", "--backend", uri, "--", "sh", "-c", "kill -9 $$");
     assertThat(result.exitCode()).as(result.describe()).isEqualTo(128 + 9);
+  }
+
+  /**
+   * Whether a process still runs. A zombie does not: it has died, and only waits for its new parent
+   * (init, in a container whatever runs as pid 1, which may reap late) to reap it, which
+   * ProcessHandle.isAlive() does not tell apart.
+   */
+  private static boolean runs(ProcessHandle process) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+      return !stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+    } catch (IOException gone) {
+      return false;
+    }
   }
 
   private Process startExec(String name, String... rest) {

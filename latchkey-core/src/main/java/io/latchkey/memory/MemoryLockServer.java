@@ -388,10 +388,37 @@ public final class MemoryLockServer {
   void addPermits(String name, int delta) {
     Runnable wakeup;
     synchronized (this) {
-      semaphores.merge(name, delta, Integer::sum);
+      semaphores.put(name, countAfter("semaphore", name, semaphores.getOrDefault(name, 0), delta));
       wakeup = delta > 0 ? publish(ResourceType.SEMAPHORE, name, Wakeup.of(delta)) : () -> {};
     }
     wakeup.run();
+  }
+
+  /**
+   * The count after adding {@code delta} permits, checked before anything changes: a count is an
+   * int, and one that wrapped around would turn a huge number of permits negative.
+   *
+   * @throws IllegalArgumentException if the count would leave the range of an int
+   */
+  private static int countAfter(String kind, String name, int count, int delta) {
+    long after = (long) count + delta;
+    if (after != (int) after) {
+      throw new IllegalArgumentException(
+          "adding "
+              + delta
+              + " permits to the "
+              + count
+              + " of "
+              + kind
+              + " '"
+              + name
+              + "' would take its count out of the range of an int ["
+              + Integer.MIN_VALUE
+              + ", "
+              + Integer.MAX_VALUE
+              + "]; nothing was changed");
+    }
+    return (int) after;
   }
 
   synchronized boolean tryAcquirePermits(String name, int permits) {
@@ -422,7 +449,7 @@ public final class MemoryLockServer {
     Runnable wakeup;
     synchronized (this) {
       PermitPool pool = permitPools.computeIfAbsent(name, n -> new PermitPool());
-      pool.total = (pool.total == null ? 0 : pool.total) + delta;
+      pool.total = countAfter("leased semaphore", name, pool.total == null ? 0 : pool.total, delta);
       wakeup =
           delta > 0 ? publish(ResourceType.LEASED_SEMAPHORE, name, Wakeup.of(delta)) : () -> {};
     }

@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.BackendTimeoutException;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Feature;
 import io.latchkey.spi.AdminStore;
@@ -42,13 +43,16 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The latchkey backend on Redis (standalone, Sentinel or Cluster), over Lettuce. It has every
@@ -87,8 +91,9 @@ public final class RedisBackend implements LatchkeyBackend {
    * channels linger a while after their last waiter leaves (RedisWakeups). In a cluster of Redis 7
    * or later they are shard channels.
    *
-   * Replicas. With waitReplicas in the URI, RedisGrants follows every grant with WAIT on the same
-   * connection and undoes a grant that too few replicas acknowledged.
+   * Replicas. With waitReplicas in the URI, RedisGrants follows every grant with a barrier write
+   * and WAIT on a third connection of its own (WAIT blocks its connection), shared by the grants
+   * that come back meanwhile, and undoes a grant that too few replicas acknowledged.
    *
    * Renewal. renew() sends one script call per batch (per hash slot of the batch in a cluster,
    * where a script may only touch one slot): lock holders and leased permits alike, keyed by their
@@ -107,6 +112,7 @@ public final class RedisBackend implements LatchkeyBackend {
   private final RedisKeys keys;
   private final List<AbstractRedisClient> clients;
   private final RedisCommandConnection redis;
+  private final @Nullable RedisCommandConnection replicaWaits;
   private final StatefulRedisPubSubConnection<String, String> pubSub;
   private final RedisAdminStore admin;
   private final RedisLockStore locks;
@@ -122,6 +128,7 @@ public final class RedisBackend implements LatchkeyBackend {
       BackendContext context,
       List<AbstractRedisClient> clients,
       RedisCommandConnection redis,
+      @Nullable RedisCommandConnection replicaWaits,
       StatefulRedisPubSubConnection<String, String> pubSub) {
     this.settings = settings;
     this.context = context;
@@ -129,8 +136,10 @@ public final class RedisBackend implements LatchkeyBackend {
     this.identity = identity(settings);
     this.clients = List.copyOf(clients);
     this.redis = redis;
+    this.replicaWaits = replicaWaits;
     this.pubSub = pubSub;
-    RedisGrants grants = new RedisGrants(redis, settings.replicaWait(), settings.description());
+    RedisGrants grants =
+        new RedisGrants(redis, replicaWaits, keys, settings.replicaWait(), settings.description());
     this.admin = new RedisAdminStore(redis, keys);
     this.locks = new RedisLockStore(redis, grants, keys, context.clientId());
     this.semaphores = new RedisSemaphoreStore(redis, grants, keys);
@@ -148,20 +157,40 @@ public final class RedisBackend implements LatchkeyBackend {
    * @param context the client's identity and bounds
    * @return the open backend; close it (or the client that owns it) when done
    * @throws IllegalArgumentException if the URI is malformed, saying what is wrong
-   * @throws BackendUnavailableException if Redis cannot be reached or refuses the credentials
+   * @throws BackendUnavailableException if Redis cannot be reached, refuses the credentials or runs
+   *     a Redis older than 6.2 (the message names its version); a {@link BackendTimeoutException}
+   *     if it has not answered within the context's operation timeout, which bounds the whole
+   *     connect on every topology
    */
   public static RedisBackend open(URI uri, BackendContext context) {
     Objects.requireNonNull(uri, "uri must not be null");
     Objects.requireNonNull(context, "context must not be null");
     RedisConnectionSettings settings = RedisConnectionSettings.parse(uri);
-    Duration lettuceTimeout = context.operationTimeout().plus(LETTUCE_TIMEOUT_MARGIN);
+    Duration connectTimeout = context.operationTimeout();
+    ReplicaWait replicaWait = settings.replicaWait();
+    if (replicaWait.enabled() && replicaWait.timeout().compareTo(connectTimeout) >= 0) {
+      throw new IllegalArgumentException(
+          "invalid Redis URI '"
+              + settings.description()
+              + "': waitTimeout ("
+              + replicaWait.timeout().toMillis()
+              + " ms) must be shorter than the operation timeout ("
+              + connectTimeout.toMillis()
+              + " ms), which bounds a grant and its wait for replicas together");
+    }
+    Duration lettuceTimeout = connectTimeout.plus(LETTUCE_TIMEOUT_MARGIN);
     // Parsed for this backend alone, so its RedisURIs are ours to configure.
-    settings.redisUris().forEach(redisUri -> redisUri.setTimeout(lettuceTimeout));
+    for (RedisURI redisUri : settings.redisUris()) {
+      redisUri.setTimeout(lettuceTimeout);
+      redisUri.getSentinels().forEach(sentinel -> sentinel.setTimeout(lettuceTimeout));
+    }
     ClientResources resources = SharedClientResources.acquire();
     List<AbstractRedisClient> clients = new ArrayList<>();
-    RedisCommandConnection redis = null;
+    CompletableFuture<RedisCommandConnection> command;
+    CompletableFuture<@Nullable RedisCommandConnection> waits =
+        CompletableFuture.completedFuture(null);
+    CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub;
     try {
-      StatefulRedisPubSubConnection<String, String> pubSub;
       if (settings.topology() == RedisConnectionSettings.Topology.CLUSTER) {
         RedisClusterClient commandClient =
             clusterClient(resources, settings, context, lettuceTimeout, false);
@@ -169,27 +198,104 @@ public final class RedisBackend implements LatchkeyBackend {
         RedisClusterClient pubSubClient =
             clusterClient(resources, settings, context, lettuceTimeout, true);
         clients.add(pubSubClient);
-        redis = RedisCommandConnection.cluster(commandClient);
-        pubSub = pubSubClient.connectPubSub(StringCodec.UTF8);
+        command = RedisCommandConnection.cluster(commandClient, context.operationTimeout());
+        if (replicaWait.enabled()) {
+          waits =
+              command.thenCompose(
+                  connected ->
+                      RedisCommandConnection.cluster(commandClient, context.operationTimeout()));
+        }
+        // A cluster client connects asynchronously only once it has loaded the topology.
+        pubSub =
+            command.thenCompose(
+                connected ->
+                    pubSubClient
+                        .refreshPartitionsAsync()
+                        .thenCompose(loaded -> pubSubClient.connectPubSubAsync(StringCodec.UTF8))
+                        .<StatefulRedisPubSubConnection<String, String>>thenApply(c -> c)
+                        .toCompletableFuture());
       } else {
         RedisClient commandClient = client(resources, settings, context, lettuceTimeout, false);
         clients.add(commandClient);
         RedisClient pubSubClient = client(resources, settings, context, lettuceTimeout, true);
         clients.add(pubSubClient);
-        redis = RedisCommandConnection.standalone(commandClient, settings.redisUri());
-        pubSub = pubSubClient.connectPubSub(StringCodec.UTF8, settings.redisUri());
+        command =
+            RedisCommandConnection.standalone(
+                commandClient, settings.redisUri(), context.operationTimeout());
+        if (replicaWait.enabled()) {
+          waits =
+              RedisCommandConnection.standalone(
+                  commandClient, settings.redisUri(), context.operationTimeout());
+        }
+        pubSub =
+            pubSubClient
+                .connectPubSubAsync(StringCodec.UTF8, settings.redisUri())
+                .toCompletableFuture();
       }
-      return new RedisBackend(settings, context, clients, redis, pubSub);
     } catch (RuntimeException e) {
-      if (redis != null) {
-        redis.close();
-      }
-      clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
-      SharedClientResources.release();
-      throw new BackendUnavailableException(
-          "cannot connect to " + settings.description() + ": " + causes(e) + tlsHint(settings, e),
-          e);
+      throw abandon(settings, clients, e);
     }
+    try {
+      // Counted from the first connection attempt: the bound is on the network, not on setting up
+      // the client library (its first use in a JVM loads and starts a good deal).
+      CompletableFuture.allOf(command, waits, pubSub)
+          .get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      return new RedisBackend(
+          settings, context, clients, command.join(), waits.join(), pubSub.join());
+    } catch (TimeoutException | InterruptedException | ExecutionException | RuntimeException e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      // Whatever connects late is closed: nothing else will.
+      command.thenAccept(RedisCommandConnection::close);
+      waits.thenAccept(connection -> closeIfAny(connection));
+      pubSub.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+      if (e instanceof TimeoutException) {
+        throw abandon(
+            settings,
+            clients,
+            new BackendTimeoutException(
+                "cannot connect to "
+                    + settings.description()
+                    + ": no answer within "
+                    + connectTimeout.toMillis()
+                    + " ms (operationTimeout)"
+                    + (settings.redisUri().isSsl()
+                        ? "; if the server does not speak TLS, use redis://"
+                        : "")));
+      }
+      throw abandon(settings, clients, e instanceof ExecutionException ? e.getCause() : e);
+    }
+  }
+
+  private static void closeIfAny(@Nullable RedisCommandConnection connection) {
+    if (connection != null) {
+      connection.close();
+    }
+  }
+
+  /**
+   * Shuts down the clients of a backend that failed to open, without waiting for them (so that the
+   * failure comes within the bound), and says why it failed.
+   */
+  private static BackendUnavailableException abandon(
+      RedisConnectionSettings settings, List<AbstractRedisClient> clients, Throwable failure) {
+    CompletableFuture<?>[] shutdowns =
+        clients.stream()
+            .map(client -> client.shutdownAsync(0, 2, TimeUnit.SECONDS))
+            .toArray(CompletableFuture<?>[]::new);
+    CompletableFuture.allOf(shutdowns)
+        .whenComplete((done, ignored) -> SharedClientResources.release());
+    if (failure instanceof BackendUnavailableException unavailable) {
+      return unavailable;
+    }
+    return new BackendUnavailableException(
+        "cannot connect to "
+            + settings.description()
+            + ": "
+            + causes(failure)
+            + tlsHint(settings, failure),
+        failure);
   }
 
   private static RedisClient client(
@@ -240,12 +346,23 @@ public final class RedisBackend implements LatchkeyBackend {
         .build();
   }
 
+  /**
+   * The messages of a failure and its causes on one line, each once; a cause without a message
+   * shows its class instead (never {@code null}).
+   */
   private static String causes(Throwable failure) {
-    StringBuilder text = new StringBuilder(String.valueOf(failure.getMessage()));
-    for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
-      String message = String.valueOf(cause.getMessage());
+    StringBuilder text = new StringBuilder();
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof CompletionException || cause instanceof ExecutionException) {
+        continue;
+      }
+      String message = cause.getMessage();
+      if (message == null || message.isBlank()) {
+        message = cause.getClass().getSimpleName();
+      }
+      message = message.strip().replaceAll("\\s*\\R\\s*", " ");
       if (text.indexOf(message) < 0) {
-        text.append(": ").append(message);
+        text.append(text.length() == 0 ? "" : ": ").append(message);
       }
     }
     return text.toString();
@@ -462,6 +579,7 @@ public final class RedisBackend implements LatchkeyBackend {
     try {
       pubSub.close();
       redis.close();
+      closeIfAny(replicaWaits);
     } finally {
       clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
       SharedClientResources.release();

@@ -32,11 +32,13 @@ import java.net.URI;
  *   <li>{@code clientName}: the connection name shown by {@code CLIENT LIST}.
  *   <li>{@code verifyPeer}: {@code full} (default), {@code ca} or {@code none}; TLS only.
  *   <li>{@code waitReplicas}: after every grant, wait until this many replicas have acknowledged it
- *       ({@code WAIT}); a grant that too few acknowledge is undone and fails with a {@link
+ *       ({@code WAIT}, on a connection of its own, so that waiting never holds up other commands);
+ *       a grant that too few acknowledge is undone and fails with a {@link
  *       io.latchkey.BackendUnavailableException}. Default 0: do not wait. This narrows, but does
  *       not close, the window in which a fail-over loses a grant.
  *   <li>{@code waitTimeout}: how long to wait for the replicas, e.g. {@code 100ms} or {@code 1s};
- *       default 100 ms. Keep it well below the operation timeout.
+ *       default 100 ms. It must be shorter than the operation timeout, which bounds a grant and its
+ *       wait together ({@code open} refuses it otherwise); keep it well below.
  * </ul>
  *
  * A malformed URI or an unknown option is refused with an {@link IllegalArgumentException} that

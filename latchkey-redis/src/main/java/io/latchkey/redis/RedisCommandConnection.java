@@ -2,12 +2,14 @@ package io.latchkey.redis;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -16,6 +18,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -24,9 +27,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -40,11 +43,20 @@ import org.jspecify.annotations.Nullable;
  * command in flight on a dropped connection fails, the engine treats its outcome as unknown, and
  * the next command opens a new connection (one attempt at a time, shared by every command that
  * waits for it; they go out on it in the order they were given, so that an engine's compensating
- * release cannot overtake the acquire that follows it). A command that fails without an answer from
- * the server (a timeout, a dropped connection, a node of a cluster that went away) retires its
- * connection, which may be half-open; so does a READONLY reply, which means that a fail-over
- * demoted the node (a new connection asks the sentinels for the new master). A new cluster
- * connection first reloads the cluster's topology.
+ * release cannot overtake the acquire that follows it). A command that waits for a new connection
+ * and whose caller has given up meanwhile is never sent: when the connection comes, commands whose
+ * reply was cancelled or failed, and commands older than the give-up bound, fail instead of going
+ * out. The engine gives up on a call after its operation timeout and does not cancel what it gave
+ * up on, so this class keeps its own bound: a little shorter than the operation timeout, counted
+ * from when the command was given (a moment after the engine started its clock), so that it passes
+ * before the engine's. Without it a renewal that the engine had reported failed (and whose lease it
+ * had reported lost) would go out on the next connection and revive the lease. The check and the
+ * claim to send are one atomic step on the reply, so a give-up either comes first and the command
+ * stays unsent, or comes after it was handed to the connection. A command that fails without an
+ * answer from the server (a timeout, a dropped connection, a node of a cluster that went away)
+ * retires its connection, which may be half-open; so does a READONLY reply, which means that a
+ * fail-over demoted the node (a new connection asks the sentinels for the new master). A new
+ * cluster connection first reloads the cluster's topology.
  *
  * <p>Scripts run in the pub/sub dialect of the deployment: their wake-ups go out by SPUBLISH to
  * shard channels on a Redis Cluster of version 7 or later, by PUBLISH everywhere else.
@@ -52,7 +64,14 @@ import org.jspecify.annotations.Nullable;
 final class RedisCommandConnection implements AutoCloseable {
   private static final int SCAN_COUNT = 1000;
 
+  /** How long a replication barrier's key lives: it only has to be written. */
+  private static final long BARRIER_LIFETIME = 1000;
+
+  /** How much earlier than the operation timeout a waiting command is given up. */
+  private static final Duration GIVE_UP_MARGIN = Duration.ofMillis(100);
+
   private final Supplier<CompletableFuture<Link>> connector;
+  private final long giveUpNanos;
   private final boolean cluster;
   private final boolean shardedPubSub;
   private volatile Link current;
@@ -65,61 +84,103 @@ final class RedisCommandConnection implements AutoCloseable {
 
   private RedisCommandConnection(
       Supplier<CompletableFuture<Link>> connector,
+      Duration operationTimeout,
       Link first,
       boolean cluster,
       boolean shardedPubSub) {
     this.connector = connector;
+    this.giveUpNanos =
+        operationTimeout
+            .minus(
+                GIVE_UP_MARGIN.compareTo(operationTimeout.dividedBy(10)) < 0
+                    ? GIVE_UP_MARGIN
+                    : operationTimeout.dividedBy(10))
+            .toNanos();
     this.current = first;
     this.cluster = cluster;
     this.shardedPubSub = shardedPubSub;
   }
 
   /**
-   * Connects at once to a server, or through the sentinels to the master that {@code uri} names.
+   * Connects to a server, or through the sentinels to the master that {@code uri} names, and checks
+   * that the server runs a Redis that latchkey supports.
    *
    * @param client a client built without auto-reconnect
    * @param uri where to connect
-   * @throws io.lettuce.core.RedisConnectionException if the server cannot be reached
+   * @param operationTimeout how long callers wait for a command; one that waits for a connection
+   *     longer than about that is given up
+   * @return completes with the connection, or fails if the server cannot be reached or runs a Redis
+   *     older than {@link RedisVersion#MINIMUM}; the client's own timeouts bound it only loosely (a
+   *     sentinel that never answers holds it for a minute), so callers bound it themselves
    */
-  static RedisCommandConnection standalone(RedisClient client, RedisURI uri) {
-    Link first = new ServerLink(client.connect(StringCodec.UTF8, uri));
-    return new RedisCommandConnection(
+  static CompletableFuture<RedisCommandConnection> standalone(
+      RedisClient client, RedisURI uri, Duration operationTimeout) {
+    Supplier<CompletableFuture<Link>> connector =
         () ->
             client
                 .connectAsync(StringCodec.UTF8, uri)
                 .<Link>thenApply(ServerLink::new)
-                .toCompletableFuture(),
-        first,
-        false,
-        false);
+                .toCompletableFuture();
+    return connector
+        .get()
+        .thenCompose(
+            first ->
+                checkedVersion(first, "the Redis server")
+                    .thenApply(
+                        version ->
+                            new RedisCommandConnection(
+                                connector, operationTimeout, first, false, false)));
   }
 
   /**
-   * Connects at once to a Redis Cluster through its seeds, and learns whether it has sharded
-   * pub/sub (Redis 7 or later).
+   * Connects to a Redis Cluster through its seeds, checks that it runs a Redis that latchkey
+   * supports, and learns whether it has sharded pub/sub (Redis 7 or later).
    *
    * @param client a client built without auto-reconnect, on the seeds of the cluster
-   * @throws io.lettuce.core.RedisException if no seed can be reached
+   * @param operationTimeout how long callers wait for a command; one that waits for a connection
+   *     longer than about that is given up
+   * @return completes with the connection, or fails if no seed can be reached or the cluster runs a
+   *     Redis older than {@link RedisVersion#MINIMUM}
    */
-  static RedisCommandConnection cluster(RedisClusterClient client) {
-    StatefulRedisClusterConnection<String, String> connection = client.connect(StringCodec.UTF8);
-    boolean sharded;
-    try {
-      sharded = RedisVersion.ofInfo(connection.sync().info("server")).isAtLeast(7, 0);
-    } catch (RuntimeException e) {
-      connection.close();
-      throw e;
-    }
-    return new RedisCommandConnection(
-        () ->
-            client
-                .refreshPartitionsAsync()
-                .thenCompose(refreshed -> client.connectAsync(StringCodec.UTF8))
-                .<Link>thenApply(ClusterLink::new)
-                .toCompletableFuture(),
-        new ClusterLink(connection),
-        true,
-        sharded);
+  static CompletableFuture<RedisCommandConnection> cluster(
+      RedisClusterClient client, Duration operationTimeout) {
+    // Lettuce connects a cluster client asynchronously only once it has loaded the topology.
+    return client
+        .refreshPartitionsAsync()
+        .thenCompose(loaded -> client.connectAsync(StringCodec.UTF8))
+        .<Link>thenApply(ClusterLink::new)
+        .toCompletableFuture()
+        .thenCompose(
+            first ->
+                checkedVersion(first, "the Redis Cluster")
+                    .thenApply(
+                        version ->
+                            new RedisCommandConnection(
+                                () ->
+                                    client
+                                        .refreshPartitionsAsync()
+                                        .thenCompose(
+                                            refreshed -> client.connectAsync(StringCodec.UTF8))
+                                        .<Link>thenApply(ClusterLink::new)
+                                        .toCompletableFuture(),
+                                operationTimeout,
+                                first,
+                                true,
+                                version.isAtLeast(7, 0))));
+  }
+
+  /** Reads the server's version on a new connection, and closes the connection if it is too old. */
+  private static CompletableFuture<RedisVersion> checkedVersion(Link link, String server) {
+    return link.commands()
+        .info("server")
+        .toCompletableFuture()
+        .thenApply(info -> RedisVersion.supported(info, server))
+        .whenComplete(
+            (version, failure) -> {
+              if (failure != null) {
+                link.connection().closeAsync();
+              }
+            });
   }
 
   /**
@@ -144,44 +205,43 @@ final class RedisCommandConnection implements AutoCloseable {
   }
 
   /**
-   * Runs a script once and, if {@code wrote} says that it changed something, sends {@code WAIT} on
-   * the same connection to the node that ran it.
+   * Writes {@code barrierKey} and then waits, with {@code WAIT} on the same connection, until the
+   * replicas have acknowledged that write: they then also have every write that the server had
+   * applied before it (the replication stream is in the order of execution), whichever connection
+   * made it. Use it on a connection of its own: {@code WAIT} blocks the connection while it waits.
    *
+   * @param barrierKey a key in the slot of the writes to wait for (in a cluster, on their master)
    * @param wait how many replicas to wait for, and how long
-   * @param wrote tells from the reply whether the script wrote
-   * @return the reply and how many replicas acknowledged the write, or -1 if it wrote nothing
+   * @return how many replicas acknowledged
    */
-  <T> CompletableFuture<Replicated<T>> runAndWait(
-      ReplicaWait wait,
-      Predicate<T> wrote,
-      RedisScript script,
-      ScriptOutputType output,
-      String[] keys,
-      String... args) {
+  CompletableFuture<Long> replicationBarrier(String barrierKey, ReplicaWait wait) {
     return executeOn(
         link ->
-            link.node(keys[0])
+            link.node(barrierKey)
                 .thenCompose(
                     node ->
-                        script
-                            .<T>run(node, shardedPubSub, output, keys, args)
+                        node.set(barrierKey, "", SetArgs.Builder.px(BARRIER_LIFETIME))
                             .thenCompose(
-                                reply ->
-                                    wrote.test(reply)
-                                        ? node.waitForReplication(
-                                                wait.replicas(), wait.timeout().toMillis())
-                                            .thenApply(acks -> new Replicated<>(reply, acks))
-                                        : CompletableFuture.completedFuture(
-                                            new Replicated<>(reply, -1)))));
+                                written ->
+                                    node.waitForReplication(
+                                        wait.replicas(), wait.timeout().toMillis()))));
   }
 
   /**
-   * A script's reply and the replicas that acknowledged its write.
-   *
-   * @param reply the reply
-   * @param acknowledged the replicas that acknowledged, or -1 if the script wrote nothing
+   * @return the {@link System#nanoTime()} after which the caller of a command given now has given
+   *     up on it: a little before its operation timeout runs out
    */
-  record Replicated<T>(T reply, long acknowledged) {}
+  long giveUpDeadline() {
+    return System.nanoTime() + giveUpNanos;
+  }
+
+  /**
+   * @return the same number for two keys exactly when one {@link #replicationBarrier} may serve
+   *     writes to both: their hash slot in a cluster, 0 elsewhere
+   */
+  int barrierGroup(String key) {
+    return cluster ? SlotHash.getSlot(key) : 0;
+  }
 
   /**
    * Sends a command, over a new connection if the current one has dropped. Commands that wait for a
@@ -201,7 +261,7 @@ final class RedisCommandConnection implements AutoCloseable {
     if (open.isOpen()) {
       return send(open, command);
     }
-    CompletableFuture<T> reply = new CompletableFuture<>();
+    WaitingReply<T> reply = new WaitingReply<>(giveUpDeadline());
     synchronized (this) {
       if (closed) {
         reply.completeExceptionally(new IllegalStateException("the Redis backend is closed"));
@@ -210,7 +270,12 @@ final class RedisCommandConnection implements AutoCloseable {
       } else {
         waiting.add(
             new WaitingCommand(
-                link -> relay(send(link, command), reply), reply::completeExceptionally));
+                link -> {
+                  if (reply.claimToSend()) {
+                    relay(send(link, command), reply);
+                  }
+                },
+                reply::completeExceptionally));
         if (!connecting) {
           connecting = true;
           closeCurrent();
@@ -386,6 +451,56 @@ final class RedisCommandConnection implements AutoCloseable {
 
   /** A command waiting for a new connection: how to send it, and how to fail it. */
   private record WaitingCommand(Consumer<Link> send, Consumer<Throwable> fail) {}
+
+  /**
+   * The reply of a command that waits for a connection. Sending first claims it, atomically with
+   * every way of giving up on it (cancelling it, failing it, its deadline passing), so that a
+   * command given up on is never sent.
+   */
+  private static final class WaitingReply<T> extends CompletableFuture<T> {
+    private static final int WAITING = 0;
+    private static final int SENT = 1;
+    private static final int GIVEN_UP = 2;
+
+    private final AtomicInteger state = new AtomicInteger(WAITING);
+    private final long deadline;
+
+    WaitingReply(long deadline) {
+      this.deadline = deadline;
+    }
+
+    /**
+     * @return true if the command may go out now; false if it was given up on (its reply then
+     *     fails, if nothing completed it before)
+     */
+    boolean claimToSend() {
+      if (System.nanoTime() - deadline >= 0) {
+        completeExceptionally(
+            new RedisCommandTimeoutException(
+                "the command waited for a new connection until its caller gave up; it was not"
+                    + " sent"));
+      }
+      return state.compareAndSet(WAITING, SENT);
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable failure) {
+      state.compareAndSet(WAITING, GIVEN_UP);
+      return super.completeExceptionally(failure);
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      state.compareAndSet(WAITING, GIVEN_UP);
+      return super.cancel(mayInterruptIfRunning);
+    }
+
+    @Override
+    public boolean complete(T value) {
+      state.compareAndSet(WAITING, GIVEN_UP);
+      return super.complete(value);
+    }
+  }
 
   /** One open connection, to a server or to a cluster. */
   private interface Link {

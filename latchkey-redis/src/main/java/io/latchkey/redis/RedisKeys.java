@@ -26,6 +26,7 @@ import java.util.Optional;
  * latchkey:latch:{N}                     string count; deleted when it reaches zero
  * latchkey:latch:{N}:wakeups             pub/sub channel
  * latchkey:client:{clientId}             hash   host, pid, started; PEXPIRE a bit above the lease
+ * latchkey:replication-barrier:{N}       string written before a WAIT (waitReplicas); PX 1 s
  * </pre>
  *
  * Every key and channel of one resource carries the same hash tag, so a script may touch all of
@@ -175,6 +176,20 @@ final class RedisKeys {
 
   String presence(String clientId) {
     return prefix + CLIENT + clientId;
+  }
+
+  /**
+   * @param key any key of a resource
+   * @return the key whose write precedes a {@code WAIT} for the resource's grants: it carries the
+   *     same hash tag, so that in a cluster it lives on the master that granted
+   */
+  String replicationBarrier(String key) {
+    int open = key.indexOf('{');
+    int close = open < 0 ? -1 : key.indexOf('}', open);
+    if (close < 0) {
+      throw new IllegalArgumentException("not a key of latchkey's, without a hash tag: " + key);
+    }
+    return prefix + "replication-barrier:" + key.substring(open, close + 1);
   }
 
   /** A SCAN pattern matching the holder hashes of all locks, and nothing else of ours. */

@@ -4,6 +4,7 @@ import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import io.latchkey.spi.ResourceType;
 import io.lettuce.core.ScriptOutputType;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -35,12 +36,13 @@ final class RedisLeasedSemaphoreStore implements LeasedSemaphoreStore {
       keys.leasedSemaphore(name), keys.wakeups(ResourceType.LEASED_SEMAPHORE, name)
     };
     return redis
-        .<Long>run(
+        .<List<?>>run(
             RedisScript.LEASED_SEMAPHORE_ADD,
-            ScriptOutputType.INTEGER,
+            ScriptOutputType.MULTI,
             scriptKeys,
             Integer.toString(delta))
-        .thenApply(done -> null);
+        .thenApply(
+            reply -> RedisSemaphoreStore.countChanged(reply, "leased semaphore", name, delta));
   }
 
   @Override

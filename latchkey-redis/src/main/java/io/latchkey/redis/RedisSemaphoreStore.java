@@ -4,11 +4,14 @@ import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.SemaphoreStore;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counting semaphores in Redis: a string of available permits per name, without expiry. Setting and
- * reading are single commands; taking and adding are scripts.
+ * reading are single commands; taking and adding are scripts. Adding refuses, with an {@link
+ * IllegalArgumentException}, a change that would take the count out of the range of an int.
  */
 final class RedisSemaphoreStore implements SemaphoreStore {
   private final RedisCommandConnection redis;
@@ -34,12 +37,35 @@ final class RedisSemaphoreStore implements SemaphoreStore {
   public CompletionStage<Void> addPermits(String name, int delta) {
     String[] scriptKeys = {keys.semaphore(name), keys.wakeups(ResourceType.SEMAPHORE, name)};
     return redis
-        .<Long>run(
-            RedisScript.SEMAPHORE_ADD,
-            ScriptOutputType.INTEGER,
-            scriptKeys,
-            Integer.toString(delta))
-        .thenApply(done -> null);
+        .<List<?>>run(
+            RedisScript.SEMAPHORE_ADD, ScriptOutputType.MULTI, scriptKeys, Integer.toString(delta))
+        .thenApply(reply -> countChanged(reply, "semaphore", name, delta));
+  }
+
+  /**
+   * Reads the reply of an add script, {@code {changed, count before}}: a count is an int, and the
+   * script refuses (atomically, changing nothing) a change that would take it out of that range.
+   *
+   * @throws IllegalArgumentException if the script refused the change
+   */
+  static @Nullable Void countChanged(List<?> reply, String kind, String name, int delta) {
+    if (RedisReplies.number(reply.get(0)) == 1) {
+      return null;
+    }
+    throw new IllegalArgumentException(
+        "adding "
+            + delta
+            + " permits to the "
+            + RedisReplies.number(reply.get(1))
+            + " of "
+            + kind
+            + " '"
+            + name
+            + "' would take its count out of the range of an int ["
+            + Integer.MIN_VALUE
+            + ", "
+            + Integer.MAX_VALUE
+            + "]; nothing was changed");
   }
 
   @Override

@@ -31,6 +31,9 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>{@link #trySetPermitsOnlyOnceAndAddPermitsChangesTheTotal}: the first {@code trySetPermits}
  *       wins; {@code addPermits} raises and lowers the total.
+ *   <li>{@link #addPermitsRefusesATotalOutOfTheRangeOfAnInt}: {@code addPermits} that would take
+ *       the total past {@link Integer#MAX_VALUE} or below {@link Integer#MIN_VALUE} throws {@link
+ *       IllegalArgumentException} and changes nothing.
  *   <li>{@link #permitsHaveDistinctIds}: each granted permit is a lease of the semaphore's name
  *       with its own id.
  *   <li>{@link #atMostTheSetNumberOfPermitsIsGranted}: with N permits out, {@code tryAcquire} is
@@ -80,6 +83,34 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
     assertThat(mine.availablePermits()).isEqualTo(4);
     mine.addPermits(-3);
     assertThat(theirs.availablePermits()).isEqualTo(1);
+  }
+
+  @Test
+  @RequiresFeature(Feature.LEASED_SEMAPHORE)
+  public void addPermitsRefusesATotalOutOfTheRangeOfAnInt() throws InterruptedException {
+    String name = uniqueName("leased-overflow");
+    LeasedSemaphore mine = client().leasedSemaphore(name);
+    LeasedSemaphore theirs = newClient().leasedSemaphore(name);
+    assertThat(mine.trySetPermits(Integer.MAX_VALUE - 1)).isTrue();
+
+    assertThatThrownBy(() -> theirs.addPermits(2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(name);
+    assertThat(mine.availablePermits()).as("nothing changed").isEqualTo(Integer.MAX_VALUE - 1);
+    theirs.addPermits(1);
+    assertThat(mine.availablePermits()).isEqualTo(Integer.MAX_VALUE);
+    Lease permit = mine.acquire(SHORT_WAIT);
+    assertThat(theirs.availablePermits()).isEqualTo(Integer.MAX_VALUE - 1);
+    permit.release();
+
+    LeasedSemaphore lowered = client().leasedSemaphore(uniqueName("leased-underflow"));
+    lowered.addPermits(Integer.MIN_VALUE + 1);
+    assertThatThrownBy(() -> lowered.addPermits(-2)).isInstanceOf(IllegalArgumentException.class);
+    lowered.addPermits(-1);
+    lowered.addPermits(Integer.MAX_VALUE);
+    assertThat(lowered.availablePermits()).as("a total of -1 frees nothing").isZero();
+    lowered.addPermits(2);
+    assertThat(lowered.availablePermits()).isEqualTo(1);
   }
 
   @Test

@@ -42,6 +42,9 @@ import org.junit.jupiter.api.Test;
  *       more than N inside at once, and every permit is back at the end.
  *   <li>{@link #addPermitsAddsAndRemovesUnconditionally}: positive and negative deltas change the
  *       count; removing more than is available leaves a debt that later releases repay.
+ *   <li>{@link #addPermitsRefusesACountOutOfTheRangeOfAnInt}: {@code addPermits} and {@code
+ *       release} that would take the count past {@link Integer#MAX_VALUE} or below {@link
+ *       Integer#MIN_VALUE} throw {@link IllegalArgumentException} and change nothing.
  *   <li>{@link #addPermitsWakesWaiters}: permits added while a client waits are taken by it.
  *   <li>{@link #timeoutTakesNothing}: a wait that runs out returns false or throws {@link
  *       LockTimeoutException}, and takes no permit.
@@ -194,6 +197,30 @@ public abstract class SemaphoreContract extends ContractSupport {
 
     assertThat(mostInside.get()).as("most holders at once").isBetween(1, permits);
     assertThat(client().semaphore(name).availablePermits()).isEqualTo(permits);
+  }
+
+  @Test
+  @RequiresFeature(Feature.SEMAPHORE)
+  public void addPermitsRefusesACountOutOfTheRangeOfAnInt() {
+    String name = uniqueName("semaphore-overflow");
+    DistributedSemaphore semaphore = client().semaphore(name);
+    DistributedSemaphore other = newClient().semaphore(name);
+    assertThat(semaphore.trySetPermits(Integer.MAX_VALUE - 1)).isTrue();
+
+    assertThatThrownBy(() -> other.addPermits(2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(name);
+    assertThatThrownBy(() -> other.release(Integer.MAX_VALUE))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(semaphore.availablePermits()).as("nothing changed").isEqualTo(Integer.MAX_VALUE - 1);
+    other.addPermits(1);
+    assertThat(semaphore.availablePermits()).isEqualTo(Integer.MAX_VALUE);
+
+    DistributedSemaphore indebted = client().semaphore(uniqueName("semaphore-underflow"));
+    indebted.addPermits(Integer.MIN_VALUE + 1);
+    assertThatThrownBy(() -> indebted.addPermits(-2)).isInstanceOf(IllegalArgumentException.class);
+    indebted.addPermits(-1);
+    assertThat(indebted.availablePermits()).isEqualTo(Integer.MIN_VALUE);
   }
 
   @Test
