@@ -81,7 +81,7 @@ class PublicApiTest {
   @Test
   void engineAndMemoryPackagesExportOnlyTheirEntryPoints() throws Exception {
     assertThat(publicTypes("io.latchkey.internal"))
-        .containsExactlyInAnyOrder("BackendRegistry", "LatchkeyClient", "LockOrdering");
+        .containsExactlyInAnyOrder("BackendRegistry", "LatchkeyClient", "MultiLockHandle");
     assertThat(publicTypes("io.latchkey.memory"))
         .containsExactlyInAnyOrder("MemoryBackendProvider", "MemoryLockServer");
   }

@@ -51,10 +51,6 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
     return boundOwner != null ? boundOwner : client.currentThreadOwner();
   }
 
-  LatchkeyClient client() {
-    return client;
-  }
-
   @Override
   CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
     return client.acquireLock(name, owner(), mode, fair, waitNanos, leaseTime);

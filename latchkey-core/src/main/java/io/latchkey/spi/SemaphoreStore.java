@@ -17,9 +17,9 @@ public interface SemaphoreStore {
    *
    * @param name the semaphore name
    * @param delta the change
-   * @return completes when done, or fails with {@link IllegalArgumentException} (nothing
-   *     changed) if the result would leave the range of an {@code int}; the check and the change
-   *     are one atomic step
+   * @return completes when done, or fails with {@link IllegalArgumentException} (nothing changed)
+   *     if the result would leave the range of an {@code int}; the check and the change are one
+   *     atomic step
    */
   CompletionStage<Void> addPermits(String name, int delta);
 
