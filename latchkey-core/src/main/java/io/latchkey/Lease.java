@@ -72,10 +72,18 @@ public interface Lease extends AutoCloseable {
 
   /**
    * Registers a listener called once if this lease is lost (never on a normal release). If the
-   * lease is already lost the listener is called at once. Listeners run on a latchkey thread and
-   * must not block.
+   * lease is already lost the listener is called at once. Listeners run on the client's {@linkplain
+   * LatchkeyOptions#callbackExecutor() callback executor}, so they may block.
    *
    * @param listener receives the reason
    */
   void onLost(Consumer<LeaseLostException> listener);
+
+  /**
+   * Registers a listener for suspension, resumption and loss of this lease (see {@link
+   * LeaseListener}). If the lease is already lost, {@link LeaseListener#lost} is called at once.
+   *
+   * @param listener the listener
+   */
+  void addListener(LeaseListener listener);
 }

@@ -36,6 +36,7 @@ class PublicApiTest {
             "LatchkeyOptions",
             "LatchkeyOptions$Builder",
             "Lease",
+            "LeaseListener",
             "LeaseLostException",
             "LeaseSource",
             "LeasedSemaphore",

@@ -1,5 +1,6 @@
 package io.latchkey.internal;
 
+import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
 import io.latchkey.Ticker;
@@ -18,7 +19,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -392,10 +392,15 @@ final class GrantLedger {
 
   private void onBackendSuspended(GrantRef grant, String reason) {
     Hold hold = find(grant);
-    if (hold != null && hold.lost() == null && hold.suspend()) {
+    if (hold == null) {
+      return;
+    }
+    List<LeaseListener> listeners = hold.suspend();
+    if (hold.suspended()) {
       LOG.info(
           "{} is in doubt ({}): not valid until the backend confirms it", describe(hold), reason);
     }
+    listeners.forEach(listener -> notify(() -> listener.suspended(reason)));
   }
 
   /**
@@ -423,46 +428,42 @@ final class GrantLedger {
                 if (answer.gone().contains(grant)) {
                   goneAtRenewal(hold);
                 } else if (!answer.failed().containsKey(grant)) {
-                  hold.resume();
+                  hold.resume().forEach(listener -> notify(listener::resumed));
                 }
               }
             });
   }
 
   void markLost(Hold hold, LeaseLostException reason) {
-    List<Consumer<LeaseLostException>> listeners = hold.markLost(reason);
-    if (listeners.isEmpty()) {
-      return;
+    List<LeaseListener> listeners = hold.markLost(reason);
+    if (hold.lost() == reason) {
+      LOG.warn("{}", reason.getMessage());
     }
-    LOG.warn("{}", reason.getMessage());
-    for (Consumer<LeaseLostException> listener : listeners) {
-      notifyLost(listener, reason);
-    }
+    listeners.forEach(listener -> notify(() -> listener.lost(reason)));
   }
 
-  void onLost(Hold hold, Consumer<LeaseLostException> listener) {
+  void addListener(Hold hold, LeaseListener listener) {
     if (!hold.addListener(listener)) {
       LeaseLostException lost = hold.lost();
       if (lost != null) {
-        notifyLost(listener, lost);
+        notify(() -> listener.lost(lost));
       }
     }
   }
 
-  private void notifyLost(Consumer<LeaseLostException> listener, LeaseLostException reason) {
+  /** Runs a user listener on the callback executor; a listener that throws is logged. */
+  private void notify(Runnable call) {
     try {
-      callbacks.execute(() -> callListener(listener, reason));
+      callbacks.execute(
+          () -> {
+            try {
+              call.run();
+            } catch (RuntimeException e) {
+              LOG.error("lease listener failed", e);
+            }
+          });
     } catch (RejectedExecutionException closing) {
-      LOG.warn("the callback executor refused a lease-loss listener: {}", reason.getMessage());
-    }
-  }
-
-  private static void callListener(
-      Consumer<LeaseLostException> listener, LeaseLostException reason) {
-    try {
-      listener.accept(reason);
-    } catch (RuntimeException e) {
-      LOG.error("lease-loss listener failed", e);
+      LOG.warn("the callback executor refused a lease listener");
     }
   }
 

@@ -1,5 +1,6 @@
 package io.latchkey.internal;
 
+import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
 import io.latchkey.spi.GrantRef;
@@ -7,7 +8,6 @@ import io.latchkey.spi.HolderRef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -36,7 +36,7 @@ final class Hold {
   private boolean suspended;
   private volatile @Nullable LeaseLostException lost;
   private @Nullable ScheduledFuture<?> leaseTimer;
-  private final List<Consumer<LeaseLostException>> listeners = new ArrayList<>();
+  private final List<LeaseListener> listeners = new ArrayList<>();
 
   Hold(HolderRef ref, long fencingToken) {
     this.ref = ref;
@@ -175,15 +175,24 @@ final class Hold {
     return suspended;
   }
 
-  /** Returns whether the hold was not suspended before. */
-  synchronized boolean suspend() {
-    boolean was = suspended;
+  /** Marks the grant in doubt; returns the listeners to tell, none if it was in doubt already. */
+  synchronized List<LeaseListener> suspend() {
+    if (suspended || lost != null) {
+      return List.of();
+    }
     suspended = true;
-    return !was;
+    return List.copyOf(listeners);
   }
 
-  synchronized void resume() {
+  /**
+   * The backend confirmed the grant; returns the listeners to tell, none if it was not suspended.
+   */
+  synchronized List<LeaseListener> resume() {
+    if (!suspended || lost != null) {
+      return List.of();
+    }
     suspended = false;
+    return List.copyOf(listeners);
   }
 
   @Nullable LeaseLostException lost() {
@@ -193,18 +202,18 @@ final class Hold {
   /**
    * Marks the lease lost; returns the listeners to notify, or an empty list if it was lost already.
    */
-  synchronized List<Consumer<LeaseLostException>> markLost(LeaseLostException reason) {
+  synchronized List<LeaseListener> markLost(LeaseLostException reason) {
     if (lost != null) {
       return List.of();
     }
     lost = reason;
-    List<Consumer<LeaseLostException>> toNotify = List.copyOf(listeners);
+    List<LeaseListener> toNotify = List.copyOf(listeners);
     listeners.clear();
     return toNotify;
   }
 
   /** Registers a listener; returns false (not registered) if the hold is already lost. */
-  synchronized boolean addListener(Consumer<LeaseLostException> listener) {
+  synchronized boolean addListener(LeaseListener listener) {
     if (lost != null) {
       return false;
     }

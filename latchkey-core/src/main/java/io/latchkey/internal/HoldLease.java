@@ -1,6 +1,7 @@
 package io.latchkey.internal;
 
 import io.latchkey.Lease;
+import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
 import java.time.Duration;
@@ -70,7 +71,22 @@ final class HoldLease implements Lease {
   @Override
   public void onLost(Consumer<LeaseLostException> listener) {
     Objects.requireNonNull(listener, "listener must not be null");
-    client.ledger().onLost(hold, listener);
+    client
+        .ledger()
+        .addListener(
+            hold,
+            new LeaseListener() {
+              @Override
+              public void lost(LeaseLostException reason) {
+                listener.accept(reason);
+              }
+            });
+  }
+
+  @Override
+  public void addListener(LeaseListener listener) {
+    Objects.requireNonNull(listener, "listener must not be null");
+    client.ledger().addListener(hold, listener);
   }
 
   private String describe() {

@@ -8,10 +8,14 @@ import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
+import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.memory.MemoryLockServer;
+import io.latchkey.spi.GrantEvents;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -81,5 +85,68 @@ class LatchkeyClientTest {
     waiting.cancel(false);
     lock.unlock();
     await().atMost(Duration.ofSeconds(3)).until(() -> a.lock("cancel").tryLock());
+  }
+
+  /**
+   * Events from the backend reach the lease and its listeners: suspended makes it invalid at once,
+   * resumed makes it valid again only after the backend confirmed the same grant, and a grant the
+   * backend no longer has when resumed is lost.
+   */
+  @Test
+  void suspensionAndResumptionReachTheLeaseAndItsListeners() throws Exception {
+    AtomicReference<GrantEvents> events = new AtomicReference<>();
+    Latchkey client =
+        Latchkey.using(
+            context -> {
+              events.set(context.events());
+              return server.backend().open(context);
+            },
+            options);
+    try {
+      Lease kept = client.lock("events/kept").acquire(Duration.ZERO);
+      Lease dropped = client.lock("events/dropped").acquire(Duration.ZERO);
+      List<String> heard = new CopyOnWriteArrayList<>();
+      kept.addListener(recorder("kept", heard));
+      dropped.addListener(recorder("dropped", heard));
+
+      events.get().allSuspended("connection reset");
+      assertThat(kept.isValid()).isFalse();
+      assertThat(dropped.isValid()).isFalse();
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> heard.containsAll(List.of("kept suspended", "dropped suspended")));
+
+      b.admin().forceRelease("events/dropped");
+      events.get().allResumed();
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> heard.containsAll(List.of("kept resumed", "dropped lost")));
+      assertThat(kept.isValid()).isTrue();
+      assertThat(dropped.isValid()).isFalse();
+      assertThat(heard).doesNotContain("kept lost", "dropped resumed");
+      assertThatThrownBy(dropped::release).isInstanceOf(LeaseLostException.class);
+      kept.release();
+    } finally {
+      client.close();
+    }
+  }
+
+  private static LeaseListener recorder(String name, List<String> heard) {
+    return new LeaseListener() {
+      @Override
+      public void suspended(String reason) {
+        heard.add(name + " suspended");
+      }
+
+      @Override
+      public void resumed() {
+        heard.add(name + " resumed");
+      }
+
+      @Override
+      public void lost(LeaseLostException reason) {
+        heard.add(name + " lost");
+      }
+    };
   }
 }
