@@ -350,6 +350,12 @@ final class GrantLedger {
       watchLease(hold);
       return;
     }
+    if (hold.renewing()) {
+      // A renewal is on its way: if the backend confirms it, the grant never lapsed there (a
+      // renewal finds a lapsed grant gone). Until it answers the grant is in doubt, not lost.
+      suspend(hold, "no renewal was confirmed before its lease ran out; one is on its way");
+      return;
+    }
     markLost(
         hold,
         new LeaseLostException(
@@ -360,9 +366,29 @@ final class GrantLedger {
             null));
   }
 
-  /** A renewal confirmed these grants; their validity and timers move on. */
+  /** A renewal confirmed this grant: its validity and timer move on. */
   void renewed(Hold hold, long sentAt, long validForNanos) {
     hold.renewed(sentAt, validForNanos);
+  }
+
+  /**
+   * A renewal of this grant was answered (confirmed, gone, or failed). A grant in doubt since its
+   * deadline is valid again if the answer extended its validity past now, else lost.
+   */
+  void renewalSettled(Hold hold) {
+    if (hold.lost() != null || hold.totalHolds() == 0) {
+      return;
+    }
+    if (hold.validUntilNanos() - ticker.nanoTime() > 0) {
+      hold.resume().forEach(listener -> notify(listener::resumed));
+      watchLease(hold);
+    } else if (hold.leaseTimerIdle()) {
+      markLost(
+          hold,
+          new LeaseLostException(
+              describe(hold) + " was lost: no renewal was confirmed before its lease ran out",
+              null));
+    }
   }
 
   /**
@@ -392,9 +418,12 @@ final class GrantLedger {
 
   private void onBackendSuspended(GrantRef grant, String reason) {
     Hold hold = find(grant);
-    if (hold == null) {
-      return;
+    if (hold != null) {
+      suspend(hold, reason);
     }
+  }
+
+  private void suspend(Hold hold, String reason) {
     List<LeaseListener> listeners = hold.suspend();
     if (hold.suspended()) {
       LOG.info(

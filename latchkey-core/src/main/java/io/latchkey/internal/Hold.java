@@ -115,6 +115,15 @@ final class Hold {
     renewing = false;
   }
 
+  synchronized boolean renewing() {
+    return renewing;
+  }
+
+  /** True when no lease timer is pending: its deadline passed, or nothing is held. */
+  synchronized boolean leaseTimerIdle() {
+    return leaseTimer == null;
+  }
+
   /** Starts the lease timer unless one is pending. */
   synchronized void watchLease(Supplier<@Nullable ScheduledFuture<?>> schedule) {
     if (leaseTimer == null && sharedHolds + exclusiveHolds > 0) {

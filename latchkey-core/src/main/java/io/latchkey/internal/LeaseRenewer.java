@@ -91,6 +91,7 @@ final class LeaseRenewer {
               } else {
                 LOG.warn("renewing leases on {} failed: {}", calls.backend(), failure.toString());
               }
+              byGrant.values().forEach(ledger::renewalSettled);
             });
   }
 
