@@ -249,7 +249,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   public void permitReleasedElsewhereIsReportedLostByTheWatchdog() throws InterruptedException {
     String name = uniqueName("leased-lost");
     Latchkey renewing =
-        newClient(o -> o.leaseTime(Duration.ofMillis(300)).renewInterval(Duration.ofMillis(100)));
+        newClient(o -> o.leaseTime(Duration.ofMillis(600)).renewInterval(Duration.ofMillis(200)));
     LeasedSemaphore semaphore = renewing.leasedSemaphore(name);
     semaphore.trySetPermits(1);
     Lease permit = semaphore.acquire(LONG_WAIT);
@@ -269,7 +269,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   public void watchdogKeepsAPermitWithoutExplicitLease() throws InterruptedException {
     String name = uniqueName("leased-watchdog");
     Latchkey renewing =
-        newClient(o -> o.leaseTime(Duration.ofMillis(300)).renewInterval(Duration.ofMillis(100)));
+        newClient(o -> o.leaseTime(Duration.ofMillis(600)).renewInterval(Duration.ofMillis(200)));
     LeasedSemaphore semaphore = renewing.leasedSemaphore(name);
     semaphore.trySetPermits(1);
     LeasedSemaphore other = client().leasedSemaphore(name);
@@ -277,8 +277,8 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
     Lease permit = semaphore.acquire(LONG_WAIT);
     await("permit kept by the watchdog beyond three leases")
         .pollInterval(Duration.ofMillis(50))
-        .during(Duration.ofSeconds(1))
-        .atMost(Duration.ofSeconds(5))
+        .during(Duration.ofMillis(1800))
+        .atMost(Duration.ofSeconds(8))
         .until(() -> permit.isValid() && other.availablePermits() == 0);
     assertThat(other.tryAcquire(LONG_LEASE)).isEmpty();
 
