@@ -50,6 +50,10 @@ final class MemoryBackend
       return CompletableFuture.failedFuture(
           new IllegalStateException("the in-memory backend connection is closed"));
     }
+    if (server.isClosed()) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("the in-memory server " + server.description() + " is closed"));
+    }
     return CompletableFuture.completedFuture(operation.get());
   }
 

@@ -53,7 +53,7 @@ import org.jspecify.annotations.Nullable;
  * operation that meets them. Wake-ups are delivered on one dispatcher thread, in order, after the
  * monitor is released.
  */
-public final class MemoryLockServer {
+public final class MemoryLockServer implements AutoCloseable {
   private static final Map<String, MemoryLockServer> NAMED = new ConcurrentHashMap<>();
 
   private static final java.util.concurrent.atomic.AtomicLong ANONYMOUS =
@@ -75,6 +75,8 @@ public final class MemoryLockServer {
             thread.setDaemon(true);
             return thread;
           });
+
+  private volatile boolean closed;
 
   /** A server whose leases expire by the JVM's monotonic clock. */
   public MemoryLockServer() {
@@ -102,6 +104,34 @@ public final class MemoryLockServer {
   public static MemoryLockServer named(String name) {
     Objects.requireNonNull(name, "name must not be null");
     return NAMED.computeIfAbsent(name, n -> new MemoryLockServer(Ticker.system(), n));
+  }
+
+  /**
+   * Stops the server: every record is dropped, the wake-up thread ends, and every operation of a
+   * backend opened on it fails from now on, as if the server had gone away. A named server is
+   * forgotten, so that {@code memory:NAME} later gets a new, empty one. Idempotent.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    NAMED.remove(name, this);
+    dispatcher.shutdownNow();
+    synchronized (this) {
+      locks.clear();
+      lockFences.clear();
+      semaphores.clear();
+      permitPools.clear();
+      latches.clear();
+    }
+    subscribers.clear();
+    clients.clear();
+  }
+
+  /**
+   * @return true once {@link #close()} was called
+   */
+  public boolean isClosed() {
+    return closed;
   }
 
   /**
@@ -560,7 +590,11 @@ public final class MemoryLockServer {
       return () -> {};
     }
     List<Consumer<Wakeup>> snapshot = List.copyOf(listeners);
-    return () -> dispatcher.execute(() -> snapshot.forEach(listener -> listener.accept(wakeup)));
+    return () -> {
+      if (!closed) {
+        dispatcher.execute(() -> snapshot.forEach(listener -> listener.accept(wakeup)));
+      }
+    };
   }
 
   // ---- records ----

@@ -148,4 +148,27 @@ class MemoryLockServerTest {
     assertThat(a.admin().inspect("x").toCompletableFuture().join().orElseThrow().queuedWaiters())
         .isEqualTo(2);
   }
+
+  @Test
+  void aClosedServerRefusesEveryOperationAndForgetsItsName() {
+    MemoryLockServer named = MemoryLockServer.named("closing-" + System.nanoTime());
+    String name = named.description().substring("memory:".length());
+    LatchkeyBackend backend =
+        named
+            .backend()
+            .open(new BackendContext("c", Duration.ofSeconds(1), Duration.ofSeconds(30)));
+    assertThat(acquire(backend, exclusive("c:1", 1000)).isGranted()).isTrue();
+
+    named.close();
+
+    assertThat(named.isClosed()).isTrue();
+    assertThat(backend.locks().tryAcquire(exclusive("c:1", 1000)).toCompletableFuture())
+        .failsWithin(Duration.ofSeconds(1))
+        .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        .withMessageContaining("is closed");
+    MemoryLockServer fresh = MemoryLockServer.named(name);
+    assertThat(fresh).isNotSameAs(named);
+    fresh.close();
+    named.close();
+  }
 }
