@@ -56,7 +56,20 @@ final class Acquisition<T> {
       @Nullable String owner,
       boolean shared,
       long waitNanos,
-      long maxSleepNanos) {}
+      long maxSleepNanos) {
+    /**
+     * A wait for a resource whose waiters have no owner (semaphores, latches): woken by any
+     * wake-up, re-checking at least every re-check interval.
+     */
+    static WaitPlan ownerless(
+        ResourceType type,
+        String name,
+        boolean shared,
+        long waitNanos,
+        io.latchkey.LatchkeyOptions options) {
+      return new WaitPlan(type, name, null, shared, waitNanos, options.recheckInterval().toNanos());
+    }
+  }
 
   /** How one primitive tries, undoes a grant nobody took, and gives up. */
   interface Strategy<T> {

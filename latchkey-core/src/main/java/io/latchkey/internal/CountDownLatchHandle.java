@@ -71,13 +71,8 @@ final class CountDownLatchHandle implements DistributedCountDownLatch {
   private CompletableFuture<@Nullable Boolean> start(long waitNanos) {
     client.ensureOpen();
     Acquisition.WaitPlan plan =
-        new Acquisition.WaitPlan(
-            ResourceType.COUNT_DOWN_LATCH,
-            name,
-            null,
-            true,
-            waitNanos,
-            client.options().recheckInterval().toNanos());
+        Acquisition.WaitPlan.ownerless(
+            ResourceType.COUNT_DOWN_LATCH, name, true, waitNanos, client.options());
     return new Acquisition<>(
             client,
             plan,

@@ -91,13 +91,8 @@ final class LeasedSemaphoreHandle extends LeaseIssuingHandle implements LeasedSe
     boolean watchdog = leaseTime == null;
     long leaseMillis = watchdog ? client.options().leaseTime().toMillis() : leaseTime.toMillis();
     Acquisition.WaitPlan plan =
-        new Acquisition.WaitPlan(
-            ResourceType.LEASED_SEMAPHORE,
-            name,
-            null,
-            false,
-            waitNanos,
-            client.options().recheckInterval().toNanos());
+        Acquisition.WaitPlan.ownerless(
+            ResourceType.LEASED_SEMAPHORE, name, false, waitNanos, client.options());
     return new Acquisition<>(
             client,
             plan,

@@ -94,13 +94,8 @@ final class SemaphoreHandle implements DistributedSemaphore {
   private CompletableFuture<@Nullable Boolean> start(int permits, long waitNanos) {
     client.ensureOpen();
     Acquisition.WaitPlan plan =
-        new Acquisition.WaitPlan(
-            ResourceType.SEMAPHORE,
-            name,
-            null,
-            false,
-            waitNanos,
-            client.options().recheckInterval().toNanos());
+        Acquisition.WaitPlan.ownerless(
+            ResourceType.SEMAPHORE, name, false, waitNanos, client.options());
     return new Acquisition<>(
             client,
             plan,

@@ -16,7 +16,6 @@ import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockInfo;
 import io.latchkey.servers.RedisTestServer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -24,11 +23,9 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Answers that come late or never, on a real Redis stalled with {@code CLIENT PAUSE} (the stand-in
@@ -37,37 +34,17 @@ import org.junit.jupiter.api.Test;
  * reports a lost lease at its deadline.
  */
 class RedisUncertaintyTest {
-  private static @Nullable RedisTestServer shared;
+  @RegisterExtension static final RedisServerExtension REDIS = new RedisServerExtension();
+
   private static final AtomicLong NAMES = new AtomicLong();
 
-  private final List<AutoCloseable> opened = new ArrayList<>();
-
-  @BeforeAll
-  static void startRedis() {
-    shared = RedisTestServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (shared != null) {
-      shared.close();
-    }
-  }
-
   @AfterEach
-  void closeEverything() throws Exception {
+  void unpause() {
     redis().command("CLIENT", "UNPAUSE");
-    for (int i = opened.size() - 1; i >= 0; i--) {
-      opened.get(i).close();
-    }
-    opened.clear();
   }
 
   private static RedisTestServer redis() {
-    if (shared == null) {
-      throw new IllegalStateException("redis-server has not been started");
-    }
-    return shared;
+    return REDIS.server();
   }
 
   private Latchkey connect(UnaryOperator<LatchkeyOptions.Builder> tweaks) {
@@ -78,9 +55,7 @@ class RedisUncertaintyTest {
             .operationTimeout(Duration.ofSeconds(2))
             .recheckInterval(Duration.ofMillis(100))
             .closeOnShutdown(false);
-    Latchkey client = Latchkey.connect(redis().uri(), tweaks.apply(options).build());
-    opened.add(client);
-    return client;
+    return REDIS.closeAfterTest(Latchkey.connect(redis().uri(), tweaks.apply(options).build()));
   }
 
   private static String uniqueName(String prefix) {
