@@ -298,15 +298,7 @@ public abstract class ReadWriteLockContract extends ContractSupport {
     // minutes.
     Latchkey quitterClient = newClient(options -> options.queueKeepAlive(Duration.ofMinutes(5)));
     BackgroundCall<Throwable> quitter =
-        BackgroundCall.start(
-            executor(1),
-            () ->
-                catchThrowable(
-                    () ->
-                        quitterClient
-                            .readWriteLock(name)
-                            .writeLock()
-                            .acquire(Duration.ofSeconds(3))));
+        waitForWriteLock(quitterClient, name, Duration.ofSeconds(3));
     eventually().until(() -> queuedWaiters(name) == 1 || quitter.isDone());
     DistributedLock read = newClient().readWriteLock(name).readLock();
     // Normally the writer still waits here; on a very slow machine it may already have given up,
@@ -330,11 +322,7 @@ public abstract class ReadWriteLockContract extends ContractSupport {
     String name = uniqueName("rw");
     Lease firstReader = client().readWriteLock(name).readLock().acquire(Duration.ZERO);
     Latchkey doomed = newClient();
-    BackgroundCall.start(
-        executor(1),
-        () ->
-            catchThrowable(
-                () -> doomed.readWriteLock(name).writeLock().acquire(Awaiting.PATIENCE)));
+    waitForWriteLock(doomed, name, Awaiting.PATIENCE);
     eventually().until(() -> queuedWaiters(name) == 1);
     DistributedLock read = newClient().readWriteLock(name).readLock();
     assertThat(read.tryLock()).as("a writer waits").isFalse();
@@ -387,6 +375,14 @@ public abstract class ReadWriteLockContract extends ContractSupport {
 
   private int queuedWaiters(String name) {
     return client().admin().inspect(name).map(LockInfo::queuedWaiters).orElse(-1);
+  }
+
+  /** A writer that waits for the write lock and releases it at once; ends with what it threw. */
+  private BackgroundCall<Throwable> waitForWriteLock(
+      Latchkey writerClient, String name, Duration wait) {
+    DistributedLock write = writerClient.readWriteLock(name).writeLock();
+    return BackgroundCall.start(
+        executor(1), () -> catchThrowable(() -> write.acquire(wait).release()));
   }
 
   private BackgroundCall<Boolean> holdWriteLockBriefly(Latchkey writerClient, String name) {
