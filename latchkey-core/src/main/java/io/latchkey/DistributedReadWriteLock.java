@@ -9,6 +9,13 @@ import java.util.concurrent.locks.ReadWriteLock;
  * holding only the read lock fails at once with {@link LockUpgradeException} instead of
  * deadlocking.
  *
+ * <p>Writers are preferred: while a writer waits for the write lock, an owner that does not hold
+ * the lock yet does not get the read lock either ({@code tryLock()} returns {@code false}, {@code
+ * acquire} waits), unless it was waiting for it before that writer came. So readers cannot starve a
+ * writer. An owner that holds the lock (a reader re-entering, the writer reading) is never held
+ * back. A writer that gives up stops holding readers back at once; one whose process died, after
+ * {@link LatchkeyOptions#queueKeepAlive()}.
+ *
  * <p>The write side is the same lock as {@link Latchkey#lock(String)} of that name.
  */
 public interface DistributedReadWriteLock extends ReadWriteLock {

@@ -95,7 +95,8 @@ public final class LatchkeyOptions {
   /**
    * @return how long a lock waiter keeps its place in the lock's wait queue without renewing it (it
    *     renews it by re-checking at least three times as often); a dead waiter drops out after
-   *     this, and with it any fair-lock turn it was holding up
+   *     this, and with it any fair-lock turn it was holding up, and a dead writer's hold on new
+   *     readers of a read-write lock
    */
   public Duration queueKeepAlive() {
     return queueKeepAlive;

@@ -16,9 +16,11 @@ import org.jspecify.annotations.Nullable;
  * this client's waiters on it, and a FIFO of those waiters.
  *
  * <p>A wake-up for n slots wakes the first n waiters that are not already awake, never the whole
- * herd; a shared-mode waiter woken for a slot brings every other shared-mode waiter with it (they
- * can all enter together). A wake-up aimed at one owner (the head of a fair queue) wakes only that
- * owner's waiter. A waiter that leaves without using its wake-up passes it on to the next one.
+ * herd; a shared-mode waiter woken for a slot brings the shared-mode waiters behind it (they can
+ * all enter together) up to the first exclusive-mode waiter, which the backend lets readers behind
+ * it not pass (read-write locks prefer writers). A wake-up aimed at one owner (the head of a fair
+ * queue) wakes only that owner's waiter. A waiter that leaves without using its wake-up passes it
+ * on to the next one.
  */
 final class WaitChannels {
   private final WakeupBus bus;
@@ -95,6 +97,8 @@ final class WaitChannels {
       if (wakeup.targetOwner() != null && !wakeup.targetOwner().equals(waiter.owner)) {
         continue;
       }
+      // A waiting writer ends the shared round: the readers behind it would only be refused.
+      sharedRound &= waiter.shared;
       if (waiter.signal.isDone()) {
         continue;
       }

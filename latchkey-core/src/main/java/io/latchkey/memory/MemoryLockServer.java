@@ -182,16 +182,30 @@ public final class MemoryLockServer implements AutoCloseable {
         }
       }
       boolean blockedByQueue = false;
-      if (request.fair() && me == null && !blockedByHolders) {
-        String head = lock.queueHead();
-        blockedByQueue = head != null && !head.equals(request.owner());
+      if (me == null && !blockedByHolders) {
+        if (request.fair()) {
+          String head = lock.queueHead();
+          blockedByQueue = head != null && !head.equals(request.owner());
+        }
+        if (request.mode() == LockMode.SHARED) {
+          // Writers are preferred: a queued writer ahead of this reader lets it wait, so that
+          // readers cannot starve it. Until the writer's place expires, if it dies meanwhile.
+          long writerPlaceEnds = lock.writerAheadPlaceEnds(request.owner(), now);
+          if (writerPlaceEnds >= 0) {
+            blockedByQueue = true;
+            obstacleEnds = writerPlaceEnds;
+          }
+        }
       }
       if (blockedByHolders || blockedByQueue) {
         if (request.queueKeepAliveMillis() > 0) {
-          lock.queue.put(request.owner(), now + request.queueKeepAliveMillis());
+          // A waiter already queued keeps its place (insertion order); its deadline moves.
+          lock.queue.put(
+              request.owner(),
+              new QueuePlace(request.mode(), now + request.queueKeepAliveMillis()));
         }
         dropIfEmpty(request.name(), lock);
-        return AcquireResult.busy(blockedByHolders ? obstacleEnds : -1);
+        return AcquireResult.busy(obstacleEnds);
       }
       boolean wasQueued = lock.queue.remove(request.owner()) != null;
       if (me == null) {
@@ -207,8 +221,11 @@ public final class MemoryLockServer implements AutoCloseable {
       me.expiresAt = Math.max(me.expiresAt, now + request.leaseMillis());
       int holds = request.mode() == LockMode.SHARED ? me.shared : me.exclusive;
       String next = lock.queueHead();
-      if (request.mode() == LockMode.SHARED && wasQueued && next != null) {
-        // The next waiter may be a reader that can enter beside this one.
+      if (request.mode() == LockMode.SHARED
+          && wasQueued
+          && next != null
+          && lock.queue.get(next).mode() == LockMode.SHARED) {
+        // A queued reader entered: the reader behind it may enter beside it (a writer may not).
         wakeup = publish(ResourceType.LOCK, request.name(), Wakeup.forOwner(next));
       }
       result = AcquireResult.granted(me.token, holds);
@@ -603,6 +620,9 @@ public final class MemoryLockServer implements AutoCloseable {
 
   private record Presence(ClientInfo client, long expiresAt) {}
 
+  /** A waiter's place in a lock's queue: the mode it waits for, and when the place ends. */
+  private record QueuePlace(LockMode mode, long deadline) {}
+
   private interface Leased {
     long token();
 
@@ -635,12 +655,28 @@ public final class MemoryLockServer implements AutoCloseable {
   private static final class LockRecord {
     final Map<String, Holder> holders = new LinkedHashMap<>();
 
-    /** Fair waiters in arrival order, each with the deadline of its place. */
-    final LinkedHashMap<String, Long> queue = new LinkedHashMap<>();
+    /** Waiters in arrival order, each with the mode it asked for and the deadline of its place. */
+    final LinkedHashMap<String, QueuePlace> queue = new LinkedHashMap<>();
 
     void purge(long now) {
       holders.values().removeIf(holder -> holder.expiresAt <= now);
-      queue.values().removeIf(deadline -> deadline <= now);
+      queue.values().removeIf(place -> place.deadline() <= now);
+    }
+
+    /**
+     * How long until the place of the first writer queued ahead of this owner (anywhere in the
+     * queue, if the owner is not queued) ends, or -1 if no writer is ahead. Call after purge.
+     */
+    long writerAheadPlaceEnds(String owner, long now) {
+      for (Map.Entry<String, QueuePlace> entry : queue.entrySet()) {
+        if (entry.getKey().equals(owner)) {
+          return -1;
+        }
+        if (entry.getValue().mode() == LockMode.EXCLUSIVE) {
+          return entry.getValue().deadline() - now;
+        }
+      }
+      return -1;
     }
 
     @Nullable String queueHead() {

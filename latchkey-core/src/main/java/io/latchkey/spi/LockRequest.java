@@ -13,7 +13,13 @@ import java.util.Objects;
  *   <li>EXCLUSIVE: granted if there are no holders, or the only holder is this owner holding
  *       exclusively (a re-entry); refused with {@link AcquireResult.Status#UPGRADE_REFUSED} if this
  *       owner holds only shared holds.
- *   <li>SHARED: granted if there is no exclusive holder other than this owner.
+ *   <li>SHARED: granted if there is no exclusive holder other than this owner and, unless this
+ *       owner already holds the lock in either mode, no queued EXCLUSIVE request is ahead of it:
+ *       none in the whole queue if this owner is not queued, none that arrived before it if it is.
+ *       Writers are preferred, so a stream of readers cannot starve a waiting writer; an owner that
+ *       holds the lock (a reader re-entering, the writer taking the read side) is never held back,
+ *       or it would wait for a writer that waits for it. A refused reader's {@code
+ *       retryAfterMillis} is then when the writer's queue place ends unless the writer renews it.
  *   <li>fair: a new holder is additionally granted only if this owner is at the head of the wait
  *       queue, or the queue is empty (a re-entry is never queued).
  * </ul>
@@ -21,14 +27,17 @@ import java.util.Objects;
  * A grant adds one hold to this owner in this mode, removes the owner from the wait queue, and sets
  * its lease to at least {@code leaseMillis} from now: a re-entry never shortens a lease. A new
  * holder gets the next fencing token of the name; a re-entry keeps its token. A SHARED grant to an
- * owner that was queued wakes the next queued owner (it may be a reader that can enter too).
+ * owner that was queued wakes the next queued owner if that one waits for SHARED too (it can enter
+ * beside this one; a writer cannot).
  *
  * <p>The wait queue. A refused request with {@code queueKeepAliveMillis > 0} enters the queue (or
- * keeps its place) with a deadline that many milliseconds from now; waiters renew it by retrying
- * and leave it with {@link LockStore#leaveQueue}. Fair requests are served in queue order; for all
- * requests the queue says whom a release wakes: only its head, so one release costs one retry,
- * however many clients wait. A request with {@code queueKeepAliveMillis == 0} (a {@code tryLock}
- * that will not wait) is not queued.
+ * keeps its place) with a deadline that many milliseconds from now, and with the mode of this
+ * request; waiters renew it by retrying and leave it with {@link LockStore#leaveQueue}. A place
+ * past its deadline counts for nothing, so a dead writer holds readers back for at most {@code
+ * queueKeepAliveMillis}. Fair requests are served in queue order; for all requests the queue says
+ * whom a release wakes: only its head, so one release costs one retry, however many clients wait. A
+ * request with {@code queueKeepAliveMillis == 0} (a {@code tryLock} that will not wait) is not
+ * queued.
  *
  * @param name the lock name
  * @param owner the owner id

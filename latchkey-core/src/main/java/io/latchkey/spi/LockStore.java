@@ -5,9 +5,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Lock records: per name, a set of holders (owner → holds per mode, lease, fencing token), a
- * fencing counter that only grows, and a wait queue (owner → deadline, in arrival order). See
- * {@link LockRequest} for the grant and queue rules. The operator's operations (inspect, list,
- * force-release, evict) are in {@link AdminStore}.
+ * fencing counter that only grows, and a wait queue (owner → requested mode and deadline, in
+ * arrival order). See {@link LockRequest} for the grant and queue rules. The operator's operations
+ * (inspect, list, force-release, evict) are in {@link AdminStore}.
  */
 public interface LockStore {
   /**
@@ -34,7 +34,8 @@ public interface LockStore {
 
   /**
    * Removes the owner from the wait queue (a waiter that gives up), waking the next one if the
-   * owner was at the head and the lock has no exclusive holder. Does nothing if it is not queued.
+   * owner was at the head and the lock has no exclusive holder. Does nothing if it is not queued. A
+   * writer that leaves no longer holds back the readers behind it.
    *
    * @param name the lock name
    * @param owner the owner id

@@ -112,22 +112,28 @@ class ReadWriteLockExamplesTest {
   }
 
   @Test
-  void readersDoNotWaitForAWaitingWriter() throws Exception {
-    // tag::no-writer-preference[]
-    Lease reader = latchkey.readWriteLock("prices/au").readLock().acquire(Duration.ZERO);
+  void aWaitingWriterHoldsBackNewReaders() throws Exception {
+    // tag::writer-preference[]
+    DistributedLock read = latchkey.readWriteLock("prices/au").readLock();
+    Lease reader = read.acquire(Duration.ZERO);
     CompletableFuture<Lease> writer =
         other
             .readWriteLock("prices/au")
             .writeLock()
             .acquireAsync(Duration.ofSeconds(10))
             .toCompletableFuture();
-    await().pollDelay(Duration.ofMillis(100)).until(() -> !writer.isDone()); // it waits
+    await().until(() -> latchkey.admin().inspect("prices/au").orElseThrow().queuedWaiters() == 1);
 
-    // A new reader is let in although a writer is waiting.
-    assertThat(third.readWriteLock("prices/au").readLock().tryLock()).isTrue();
-    // end::no-writer-preference[]
-    third.readWriteLock("prices/au").readLock().unlock();
-    reader.release();
-    writer.get(5, TimeUnit.SECONDS).release();
+    DistributedLock newReader = third.readWriteLock("prices/au").readLock();
+    assertThat(newReader.tryLock()).isFalse(); // a writer waits: new readers wait behind it
+    assertThat(read.tryLock()).isTrue(); // a reader that holds the lock may re-enter
+    read.unlock();
+    reader.release(); // the last reader leaves ...
+
+    Lease written = writer.get(5, TimeUnit.SECONDS); // ... and the writer gets its turn
+    written.release();
+    assertThat(newReader.tryLock()).isTrue(); // no writer waits: readers enter again
+    // end::writer-preference[]
+    newReader.unlock();
   }
 }

@@ -130,6 +130,30 @@ class MemoryLockServerTest {
   }
 
   @Test
+  void aWaitingWriterHoldsBackNewReadersUntilItsPlaceEnds() {
+    assertThat(acquire(a, read("a:1", 0)).isGranted()).isTrue();
+    assertThat(acquire(b, read("b:early", 500)).isGranted()).isTrue();
+    LockRequest writer = new LockRequest("x", "b:w", LockMode.EXCLUSIVE, 1000, false, 500);
+    assertThat(acquire(b, writer).isGranted()).isFalse();
+
+    AcquireResult heldBack = acquire(b, read("b:late", 500));
+    assertThat(heldBack.isGranted()).isFalse();
+    assertThat(heldBack.retryAfterMillis()).as("when the writer's place ends").isEqualTo(500);
+    assertThat(acquire(a, read("a:1", 0)).isGranted()).as("a holder re-enters").isTrue();
+
+    // The writer stops renewing its place: readers enter once it ends, not before.
+    clock.advance(Duration.ofMillis(499));
+    assertThat(acquire(b, read("b:late", 500)).isGranted()).isFalse();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(acquire(b, read("b:late", 500)).isGranted()).isTrue();
+    assertThat(acquire(b, read("b:new", 0)).isGranted()).isTrue();
+  }
+
+  private static LockRequest read(String owner, long queueKeepAliveMillis) {
+    return new LockRequest("x", owner, LockMode.SHARED, 10_000, false, queueKeepAliveMillis);
+  }
+
+  @Test
   void releaseWakesOnlyTheHeadOfTheWaitQueue() throws Exception {
     java.util.concurrent.BlockingQueue<io.latchkey.spi.Wakeup> heard =
         new java.util.concurrent.LinkedBlockingQueue<>();

@@ -122,11 +122,12 @@ final class RedisAdminStore implements AdminStore {
 
   /** The held locks among {@code names}, in the same order. */
   private CompletableFuture<List<LockInfo>> inspectAll(List<String> names) {
-    String[] scriptKeys = new String[names.size() * 3];
+    String[] scriptKeys = new String[names.size() * 4];
     for (int i = 0; i < names.size(); i++) {
-      scriptKeys[3 * i] = keys.lock(names.get(i));
-      scriptKeys[3 * i + 1] = keys.lockQueue(names.get(i));
-      scriptKeys[3 * i + 2] = keys.lockQueueDeadlines(names.get(i));
+      scriptKeys[4 * i] = keys.lock(names.get(i));
+      scriptKeys[4 * i + 1] = keys.lockQueue(names.get(i));
+      scriptKeys[4 * i + 2] = keys.lockQueueDeadlines(names.get(i));
+      scriptKeys[4 * i + 3] = keys.lockQueueWriters(names.get(i));
     }
     return redis
         .<List<?>>run(RedisScript.LOCK_INSPECT, ScriptOutputType.MULTI, scriptKeys)

@@ -15,7 +15,9 @@ import java.util.Optional;
  * latchkey:lock:{N}:fence                string the last fencing token; never expires
  * latchkey:lock:{N}:queue                zset   waiting owner, scored by arrival
  * latchkey:lock:{N}:queue-deadlines      zset   waiting owner, scored by the deadline of its place
- *                                               PEXPIRE of both = the latest deadline
+ * latchkey:lock:{N}:queue-writers        zset   waiting owner that asked for the exclusive mode,
+ *                                               scored by arrival (readers wait behind it)
+ *                                               PEXPIRE of all three = the latest deadline
  * latchkey:lock:{N}:wakeups              pub/sub channel of the lock (a shard channel in Cluster)
  * latchkey:semaphore:{N}                 string available permits
  * latchkey:semaphore:{N}:wakeups         pub/sub channel
@@ -46,13 +48,14 @@ final class RedisKeys {
   private static final String FENCE = ":fence";
   private static final String QUEUE = ":queue";
   private static final String QUEUE_DEADLINES = ":queue-deadlines";
+  private static final String QUEUE_WRITERS = ":queue-writers";
 
   private final String prefix;
 
   /**
    * The keys of recently used lock names, in a slot by the name's hash (a newer name replaces an
    * older one in its slot): an application that uses a lock again skips escaping its name and
-   * building five keys. Slots are read and written without locking; each holds an immutable record
+   * building six keys. Slots are read and written without locking; each holds an immutable record
    * whose final fields every thread sees complete.
    */
   private final LockKeys[] recentLocks = new LockKeys[256];
@@ -90,22 +93,30 @@ final class RedisKeys {
     return lock(name) + QUEUE_DEADLINES;
   }
 
+  String lockQueueWriters(String name) {
+    return lock(name) + QUEUE_WRITERS;
+  }
+
   /**
-   * The KEYS of the acquire script: holders, fencing counter, wait queue, queue deadlines, wake-up
-   * channel.
+   * The KEYS of the acquire script: holders, fencing counter, wait queue, queue deadlines, queued
+   * writers, wake-up channel.
    */
   String[] lockAcquireKeys(String name) {
     LockKeys lock = lockKeys(name);
-    return new String[] {lock.holders, lock.fence, lock.queue, lock.queueDeadlines, lock.wakeups};
+    return new String[] {
+      lock.holders, lock.fence, lock.queue, lock.queueDeadlines, lock.queueWriters, lock.wakeups
+    };
   }
 
   /**
    * The KEYS of the scripts that change holders or the queue and may wake the queue head: holders,
-   * wait queue, queue deadlines, wake-up channel.
+   * wait queue, queue deadlines, queued writers, wake-up channel.
    */
   String[] lockQueueKeys(String name) {
     LockKeys lock = lockKeys(name);
-    return new String[] {lock.holders, lock.queue, lock.queueDeadlines, lock.wakeups};
+    return new String[] {
+      lock.holders, lock.queue, lock.queueDeadlines, lock.queueWriters, lock.wakeups
+    };
   }
 
   /** The keys of a lock, from the cache of recently used names or built from one escaped name. */
@@ -124,6 +135,7 @@ final class RedisKeys {
             holders + FENCE,
             holders + QUEUE,
             holders + QUEUE_DEADLINES,
+            holders + QUEUE_WRITERS,
             holders + WAKEUPS);
     recentLocks[slot] = built;
     return built;
@@ -136,6 +148,7 @@ final class RedisKeys {
       String fence,
       String queue,
       String queueDeadlines,
+      String queueWriters,
       String wakeups) {}
 
   String semaphore(String name) {

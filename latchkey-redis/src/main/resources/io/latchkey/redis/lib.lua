@@ -5,7 +5,8 @@
 --
 -- Record formats (all numbers are decimal integers; times are milliseconds of the Redis clock):
 --   lock holder     owner -> 'expiresAt:token:exclusiveHolds:sharedHolds:clientId'
---   wait queue      owner scored by arrival, and owner scored by deadline (two sorted sets)
+--   wait queue      owner scored by arrival, owner scored by deadline, and of the writers among
+--                   them, owner scored by arrival (three sorted sets)
 --   leased permit   permit id -> 'expiresAt:token'
 -- Every record starts with its deadline, so the renewal script treats holders and permits alike.
 
@@ -113,18 +114,22 @@ local function latest_expiry(holders)
   return latest
 end
 
--- The wait queue of a lock is two sorted sets with the same members, the waiting owners: the
--- queue, scored by arrival (its order), and the deadlines, scored by the deadline of each place.
--- The deadlines make dropping dead waiters cheap; the arrival numbers only grow while the queue
--- lives, so a waiter that renews its place keeps it.
+-- The wait queue of a lock is three sorted sets: the queue, every waiting owner scored by arrival
+-- (its order); the deadlines, the same owners scored by the deadline of each place; and the
+-- writers, the owners among them that wait for the exclusive mode, scored by the same arrival
+-- numbers. The deadlines make dropping dead waiters cheap; the arrival numbers only grow while the
+-- queue lives, so a waiter that renews its place keeps it. The writers answer "is a writer queued
+-- ahead of this reader?" with one command (docs/adr/0006-read-write-locks-prefer-writers.md).
 
 -- Deletes the places past their deadline; returns how many there were.
-local function purge_queue(queue, deadlines, now)
+local function purge_queue(queue, deadlines, writers, now)
   local expired = redis.call('ZRANGEBYSCORE', deadlines, '-inf', int(now))
   if #expired > 0 then
     -- In slices: unpack() of a very long list would overflow Lua's stack.
     for first = 1, #expired, 1000 do
-      redis.call('ZREM', queue, unpack(expired, first, math.min(first + 999, #expired)))
+      local last = math.min(first + 999, #expired)
+      redis.call('ZREM', queue, unpack(expired, first, last))
+      redis.call('ZREM', writers, unpack(expired, first, last))
     end
     redis.call('ZREMRANGEBYSCORE', deadlines, '-inf', int(now))
   end
@@ -138,9 +143,9 @@ end
 
 -- The live owner that arrived first, or nil for an empty queue; purges the queue when it is not
 -- empty, so that an empty queue (no waiters: the common case) costs one command.
-local function live_queue_head(queue, deadlines, now)
+local function live_queue_head(queue, deadlines, writers, now)
   local head = queue_head(queue)
-  if head ~= nil and purge_queue(queue, deadlines, now) > 0 then
+  if head ~= nil and purge_queue(queue, deadlines, writers, now) > 0 then
     head = queue_head(queue)
   end
   return head
@@ -151,27 +156,64 @@ local function is_queued(queue, owner)
 end
 
 -- Enters an owner at the tail of the queue, or keeps its place; either way its place lasts until
--- the deadline. Both sets live until the latest deadline.
-local function enqueue(queue, deadlines, owner, deadline, now)
-  if not is_queued(queue, owner) then
+-- the deadline, and it waits for the mode it asks for now. The sets live until the latest
+-- deadline.
+local function enqueue(queue, deadlines, writers, owner, exclusive, deadline, now)
+  local arrival = redis.call('ZSCORE', queue, owner)
+  if arrival == false then
     local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')[2]
-    redis.call('ZADD', queue, last and int(tonumber(last) + 1) or '1', owner)
+    arrival = last and int(tonumber(last) + 1) or '1'
+    redis.call('ZADD', queue, arrival, owner)
   end
   redis.call('ZADD', deadlines, int(deadline), owner)
+  if exclusive then
+    redis.call('ZADD', writers, arrival, owner)
+  else
+    redis.call('ZREM', writers, owner)
+  end
   local latest = tonumber(redis.call('ZRANGE', deadlines, -1, -1, 'WITHSCORES')[2])
   redis.call('PEXPIRE', queue, int(latest - now))
   redis.call('PEXPIRE', deadlines, int(latest - now))
+  redis.call('PEXPIRE', writers, int(latest - now))
 end
 
 -- Removes an owner from the queue; returns whether it held a live place.
-local function dequeue(queue, deadlines, owner, now)
+local function dequeue(queue, deadlines, writers, owner, now)
   local deadline = tonumber(redis.call('ZSCORE', deadlines, owner))
   if deadline == nil then
     return false
   end
   redis.call('ZREM', queue, owner)
   redis.call('ZREM', deadlines, owner)
+  redis.call('ZREM', writers, owner)
   return deadline > now
+end
+
+local function is_writer(writers, owner)
+  return redis.call('ZSCORE', writers, owner) ~= false
+end
+
+-- Whether a live writer waits ahead of this owner: anywhere in the queue if the owner is not
+-- queued, else one that arrived before it. Returns the milliseconds until that writer's place
+-- ends if it stops renewing it, or -1 if no writer is ahead. No queued writer (the common case)
+-- costs one command.
+local function writer_ahead(queue, deadlines, writers, owner, now)
+  local first = redis.call('ZRANGE', writers, 0, 0)[1]
+  if first == nil then
+    return -1
+  end
+  purge_queue(queue, deadlines, writers, now)
+  local arrival = redis.call('ZSCORE', queue, owner)
+  local ahead
+  if arrival == false then
+    ahead = redis.call('ZRANGE', writers, 0, 0)[1]
+  else
+    ahead = redis.call('ZRANGE', writers, '-inf', '(' .. arrival, 'BYSCORE', 'LIMIT', 0, 1)[1]
+  end
+  if ahead == nil then
+    return -1
+  end
+  return tonumber(redis.call('ZSCORE', deadlines, ahead)) - now
 end
 
 local function exclusive_held(holders)
@@ -187,11 +229,11 @@ end
 -- was evicted (exclusive: it held the lock exclusively): if nobody holds the lock exclusively any
 -- more, and after a shared hold nobody at all, the head of the wait queue may enter. Wakes it, and
 -- only it; with an empty queue nobody waits.
-local function wake_queue_head(queue, deadlines, channel, holders, exclusive, now)
+local function wake_queue_head(queue, deadlines, writers, channel, holders, exclusive, now)
   if exclusive_held(holders) or (not exclusive and next(holders) ~= nil) then
     return
   end
-  local head = live_queue_head(queue, deadlines, now)
+  local head = live_queue_head(queue, deadlines, writers, now)
   if head ~= nil then
     publish(channel, '1', head)
   end

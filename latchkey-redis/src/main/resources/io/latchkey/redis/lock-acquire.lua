@@ -1,6 +1,6 @@
 -- One acquire attempt on a lock (the grant and queue rules of io.latchkey.spi.LockRequest).
 -- KEYS[1] holders, KEYS[2] fencing counter, KEYS[3] wait queue, KEYS[4] queue deadlines,
--- KEYS[5] wake-up channel
+-- KEYS[5] queued writers, KEYS[6] wake-up channel
 -- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared), ARGV[3] lease ms, ARGV[4] '1' if fair,
 -- ARGV[5] queue keep-alive ms (0: do not queue), ARGV[6] client id
 -- Returns acquire_reply(status, token, holds, retryAfterMillis); status 1 granted, 0 busy,
@@ -30,21 +30,30 @@ local behind_others = false
 -- Whether the queue may hold this owner; a fair first attempt sees that it is empty.
 local may_be_queued = true
 if fair and me == nil and not blocked then
-  local head = live_queue_head(KEYS[3], KEYS[4], now)
+  local head = live_queue_head(KEYS[3], KEYS[4], KEYS[5], now)
   behind_others = head ~= nil and head ~= owner
   may_be_queued = head ~= nil
+end
+if not exclusive and me == nil and not blocked then
+  -- Writers are preferred (docs/adr/0006-read-write-locks-prefer-writers.md): a new reader waits
+  -- behind a queued writer, until that writer's place ends if it stops renewing it.
+  local writer_place_ends = writer_ahead(KEYS[3], KEYS[4], KEYS[5], owner, now)
+  if writer_place_ends >= 0 then
+    behind_others = true
+    obstacle_ends = writer_place_ends
+  end
 end
 
 if blocked or behind_others then
   if keep_alive > 0 then
     -- A waiter already queued keeps its place; only its deadline moves.
-    purge_queue(KEYS[3], KEYS[4], now)
-    enqueue(KEYS[3], KEYS[4], owner, now + keep_alive, now)
+    purge_queue(KEYS[3], KEYS[4], KEYS[5], now)
+    enqueue(KEYS[3], KEYS[4], KEYS[5], owner, exclusive, now + keep_alive, now)
   end
   return acquire_reply(0, 0, 0, obstacle_ends)
 end
 
-local was_queued = may_be_queued and dequeue(KEYS[3], KEYS[4], owner, now)
+local was_queued = may_be_queued and dequeue(KEYS[3], KEYS[4], KEYS[5], owner, now)
 if me == nil then
   me = { expires = 0, token = next_token(KEYS[2]), exclusive = 0, shared = 0, client = ARGV[6] }
   holders[owner] = me
@@ -62,10 +71,10 @@ me.expires = math.max(me.expires, now + tonumber(ARGV[3]))
 write_holder(KEYS[1], owner, me)
 expire_at(KEYS[1], latest_expiry(holders), now)
 if not exclusive and was_queued then
-  -- The next waiter may be a reader that can enter beside this one.
-  local next_waiter = live_queue_head(KEYS[3], KEYS[4], now)
-  if next_waiter ~= nil then
-    publish(KEYS[5], '1', next_waiter)
+  -- A queued reader entered: the reader behind it may enter beside it (a writer may not).
+  local next_waiter = live_queue_head(KEYS[3], KEYS[4], KEYS[5], now)
+  if next_waiter ~= nil and not is_writer(KEYS[5], next_waiter) then
+    publish(KEYS[6], '1', next_waiter)
   end
 end
 return acquire_reply(1, me.token, holds, -1)

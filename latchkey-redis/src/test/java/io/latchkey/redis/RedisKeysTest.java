@@ -40,6 +40,8 @@ class RedisKeysTest {
             keys.lock(name),
             keys.lockFence(name),
             keys.lockQueue(name),
+            keys.lockQueueDeadlines(name),
+            keys.lockQueueWriters(name),
             keys.wakeups(ResourceType.LOCK, name));
     assertThat(lockKeys)
         .extracting(SlotHash::getSlot)
@@ -84,6 +86,7 @@ class RedisKeysTest {
   void onlyHolderHashesReadAsLockNames() {
     assertThat(keys.lockName(keys.lockFence("x"))).isEmpty();
     assertThat(keys.lockName(keys.lockQueue("x"))).isEmpty();
+    assertThat(keys.lockName(keys.lockQueueWriters("x"))).isEmpty();
     assertThat(keys.lockName(keys.semaphore("x"))).isEmpty();
     assertThat(keys.lockName("latchkey:lock:{bad%zz}")).isEmpty();
     assertThat(keys.lockName("other:lock:{x}")).isEmpty();

@@ -162,6 +162,64 @@ class RedisWaitQueueTest {
   }
 
   @Test
+  void aQueuedWriterHoldsBackReadersThatCameAfterIt() {
+    assertThat(acquire("writer", LockMode.EXCLUSIVE, false, 0).isGranted()).isTrue();
+    assertThat(acquire("early-reader", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isFalse();
+    assertThat(acquire("waiting-writer", LockMode.EXCLUSIVE, false, KEEP_ALIVE).isGranted())
+        .isFalse();
+    assertThat(acquire("late-reader", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isFalse();
+
+    join(locks().release(anyGrant(name, "writer"), LockMode.EXCLUSIVE));
+    assertThat(acquire("early-reader", LockMode.SHARED, false, KEEP_ALIVE).isGranted())
+        .as("it came before the waiting writer")
+        .isTrue();
+    AcquireResult late = acquire("late-reader", LockMode.SHARED, false, KEEP_ALIVE);
+    assertThat(late.isGranted()).as("it came after the waiting writer").isFalse();
+    assertThat(late.retryAfterMillis()).as("when the writer's place runs out").isPositive();
+    assertThat(acquire("new-reader", LockMode.SHARED, false, 0).isGranted()).isFalse();
+    assertThat(acquire("early-reader", LockMode.SHARED, false, 0).isGranted())
+        .as("a holder re-enters")
+        .isTrue();
+    assertThat(queued()).isEqualTo(2);
+
+    join(locks().leaveQueue(name, "waiting-writer"));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> published.equals(List.of("1 early-reader", "1 late-reader")));
+    assertThat(acquire("late-reader", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isTrue();
+    assertThat(acquire("new-reader", LockMode.SHARED, false, 0).isGranted()).isTrue();
+  }
+
+  @Test
+  void aQueuedReaderThatEntersDoesNotWakeAWriter() {
+    assertThat(acquire("writer", LockMode.EXCLUSIVE, false, 0).isGranted()).isTrue();
+    assertThat(acquire("reader", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isFalse();
+    assertThat(acquire("next-writer", LockMode.EXCLUSIVE, false, KEEP_ALIVE).isGranted()).isFalse();
+
+    join(locks().release(anyGrant(name, "writer"), LockMode.EXCLUSIVE));
+    await().atMost(Duration.ofSeconds(5)).until(() -> published.equals(List.of("1 reader")));
+    long before = publishes();
+    assertThat(acquire("reader", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isTrue();
+    assertThat(publishes()).as("the writer could not enter beside the reader").isEqualTo(before);
+
+    join(locks().release(anyGrant(name, "reader"), LockMode.SHARED));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> published.equals(List.of("1 reader", "1 next-writer")));
+  }
+
+  @Test
+  void anOwnerIsNotHeldBackByItsOwnWriterPlace() {
+    assertThat(acquire("holder", LockMode.SHARED, false, 0).isGranted()).isTrue();
+    assertThat(acquire("token-owner", LockMode.EXCLUSIVE, false, KEEP_ALIVE).isGranted()).isFalse();
+    assertThat(acquire("reader", LockMode.SHARED, false, 0).isGranted()).isFalse();
+    // The same owner (a token shared by two calls) now asks for the read side: its place is kept
+    // and no longer holds readers back.
+    assertThat(acquire("token-owner", LockMode.SHARED, false, KEEP_ALIVE).isGranted()).isTrue();
+    assertThat(acquire("reader", LockMode.SHARED, false, 0).isGranted()).isTrue();
+  }
+
+  @Test
   void aHeadThatLeavesPassesTheWakeUpOnUnlessAWriterHolds() {
     assertThat(acquire("writer", LockMode.EXCLUSIVE, false, 0).isGranted()).isTrue();
     assertThat(acquire("a", LockMode.EXCLUSIVE, false, KEEP_ALIVE).isGranted()).isFalse();
