@@ -101,6 +101,15 @@ class ManualClockEngineTest {
         new HolderRef(ResourceType.LOCK, lease.name(), lease.holderId()), lease.fencingToken());
   }
 
+  /** Another process takes the lock for a while. */
+  private AcquireResult probeAcquire(String name, Duration lease) {
+    return probe
+        .locks()
+        .tryAcquire(new LockRequest(name, "probe", LockMode.EXCLUSIVE, lease.toMillis(), false, 0))
+        .toCompletableFuture()
+        .join();
+  }
+
   /** Another process tries the lock; if it gets it, it lets it go again at once. */
   private boolean othersCanTake(String name) {
     AcquireResult answer =
@@ -215,6 +224,67 @@ class ManualClockEngineTest {
     lease.onLost(late::add);
     assertThat(late).containsExactlyElementsOf(heard);
     assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  void aLeaseIsInvalidOnceItsTimeHasPassedEvenIfItsTimerRunsLate() throws Exception {
+    LatchkeyClient latchkey = open();
+    Duration leaseTime = Duration.ofSeconds(10);
+    Lease lease = latchkey.lock("late-timer").acquire(Duration.ZERO, leaseTime);
+    lease.onLost(heard::add);
+
+    // The clock moves but the scheduler's thread is busy: no timer has run yet.
+    ticker.advance(trusted(leaseTime));
+    assertThat(lease.isValid()).isFalse();
+    assertThat(lease.remaining()).isZero();
+    assertThat(heard).isEmpty();
+
+    scheduler.runDue();
+    assertThat(heard).hasSize(1);
+  }
+
+  @Test
+  void aWaiterLooksAgainAtTheRecheckBoundAndWhenTheHoldersLeaseEnds() {
+    LatchkeyClient latchkey = open();
+    Duration holderLease = Duration.ofSeconds(3);
+    long start = ticker.nanoTime();
+    AcquireResult held = probeAcquire("expiring", holderLease);
+    assertThat(held.isGranted()).isTrue();
+
+    CompletableFuture<Lease> waiting =
+        latchkey.lock("expiring").acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+    long recheck = Math.min(RECHECK.toNanos(), KEEP_ALIVE.toNanos() / 3);
+    scheduler.advance(Duration.ofNanos(recheck - 1));
+    assertThat(backend().acquireTimes()).hasSize(2);
+    scheduler.advance(NANO);
+    assertThat(backend().acquireTimes()).hasSize(3);
+
+    // Nobody publishes an expiry: the waiter looks again when the holder's lease ends.
+    scheduler.advance(holderLease);
+    assertThat(waiting).isCompleted();
+    List<Long> times = backend().acquireTimes();
+    assertThat(times).hasSize(4);
+    assertThat(times.get(3) - start)
+        .isBetween(holderLease.toNanos(), holderLease.plusMillis(2).toNanos());
+  }
+
+  @Test
+  void aWaiterGivesUpExactlyAtItsWaitBound() {
+    LatchkeyClient latchkey = open();
+    assertThat(probeAcquire("busy", Duration.ofMinutes(10)).isGranted()).isTrue();
+    Duration wait = Duration.ofSeconds(3);
+
+    CompletableFuture<Lease> waiting =
+        latchkey.lock("busy").acquireAsync(wait).toCompletableFuture();
+    scheduler.advance(wait.minus(NANO));
+    assertThat(waiting).isNotDone();
+    scheduler.advance(NANO);
+
+    assertThat(waiting)
+        .failsWithin(Duration.ZERO)
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(LockTimeoutException.class);
+    assertThat(backend().acquireTimes()).last().isEqualTo(ticker.nanoTime());
   }
 
   @Test
@@ -343,12 +413,7 @@ class ManualClockEngineTest {
   void withoutPushWakeupsRetriesBackOffWithJitterFromFiveMillisecondsUpToTheRecheckBound() {
     LatchkeyClient latchkey = open(Feature.WAKEUP_PUSH);
     assertThat(latchkey.hasPushWakeups()).isFalse();
-    AcquireResult held =
-        probe
-            .locks()
-            .tryAcquire(new LockRequest("polled", "probe", LockMode.EXCLUSIVE, 600_000, false, 0))
-            .toCompletableFuture()
-            .join();
+    AcquireResult held = probeAcquire("polled", Duration.ofMinutes(10));
     assertThat(held.isGranted()).isTrue();
 
     CompletableFuture<Lease> waiting =
