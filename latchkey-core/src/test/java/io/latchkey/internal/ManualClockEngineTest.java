@@ -385,6 +385,43 @@ class ManualClockEngineTest {
   }
 
   @Test
+  void aLateReentrantGrantIsUndoneByOneHoldAndTheEarlierHoldStays() throws Exception {
+    LatchkeyClient latchkey = open();
+    Lease first = latchkey.lock("reentered").acquire(Duration.ZERO);
+    backend().holdAcquireAnswers(true);
+    CompletableFuture<Lease> again =
+        latchkey.lock("reentered").acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+    scheduler.advance(TIMEOUT);
+    assertThat(again).isCompletedExceptionally();
+
+    backend().deliverAcquireAnswers();
+
+    assertThat(backend().releases()).containsExactly(grantOf(first));
+    assertThat(first.isValid()).isTrue();
+    assertThat(othersCanTake("reentered")).isFalse();
+    first.release();
+    assertThat(othersCanTake("reentered")).isTrue();
+  }
+
+  @Test
+  void aGrantThatArrivesAfterTheCallerCancelledIsReleased() {
+    LatchkeyClient latchkey = open();
+    backend().holdAcquireAnswers(true);
+    CompletableFuture<Lease> acquiring =
+        latchkey.lock("cancelled").acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+    assertThat(acquiring.cancel(false)).isTrue();
+    assertThat(othersCanTake("cancelled")).isFalse();
+
+    backend().deliverAcquireAnswers();
+
+    assertThat(backend().releases())
+        .singleElement()
+        .satisfies(undone -> assertThat(undone.fencingToken()).isEqualTo(1));
+    assertThat(latchkey.ledger().all()).isEmpty();
+    assertThat(othersCanTake("cancelled")).isTrue();
+  }
+
+  @Test
   void aGrantAnsweredAfterItsLeaseIsUndoneAndNotHandedOut() {
     LatchkeyClient latchkey = open();
     Duration leaseTime = Duration.ofSeconds(1);
