@@ -101,6 +101,31 @@ class ManualClockEngineTest {
         new HolderRef(ResourceType.LOCK, lease.name(), lease.holderId()), lease.fencingToken());
   }
 
+  /** Takes a lock (watchdog-renewed if {@code leaseTime} is null) and listens for its loss. */
+  private Lease listenedTo(String name, @Nullable Duration leaseTime) throws InterruptedException {
+    LatchkeyClient latchkey = client;
+    assertThat(latchkey).isNotNull();
+    Lease lease =
+        leaseTime == null
+            ? latchkey.lock(name).acquire(Duration.ZERO)
+            : latchkey.lock(name).acquire(Duration.ZERO, leaseTime);
+    lease.onLost(heard::add);
+    return lease;
+  }
+
+  /** Valid, with no loss heard, until a nanosecond before {@code validFor}; lost, once, at it. */
+  private void assertLostExactlyAfter(Lease lease, Duration validFor, String why) {
+    scheduler.advance(validFor.minus(NANO));
+    assertThat(heard).isEmpty();
+    assertThat(lease.isValid()).isTrue();
+    assertThat(lease.remaining()).isEqualTo(NANO);
+
+    scheduler.advance(NANO);
+    assertThat(heard).singleElement().satisfies(e -> assertThat(e).hasMessageContaining(why));
+    assertThat(lease.isValid()).isFalse();
+    assertThat(lease.remaining()).isZero();
+  }
+
   /** Another process takes the lock for a while. */
   private AcquireResult probeAcquire(String name, Duration lease) {
     return probe
@@ -172,24 +197,15 @@ class ManualClockEngineTest {
 
   @Test
   void leaseIsLostExactlyWhenTheLastConfirmedRenewalRunsOutNotAtTheNextRenewal() throws Exception {
-    LatchkeyClient latchkey = open();
-    Lease lease = latchkey.lock("lost").acquire(Duration.ZERO);
-    lease.onLost(heard::add);
+    open();
+    Lease lease = listenedTo("lost", null);
     scheduler.advance(RENEW);
     assertThat(backend().renewals()).hasSize(1);
 
     // From now on renewals vanish: the one confirmed at RENEW is the last.
     backend().dropRenewals(true);
-    scheduler.advance(trusted(LEASE).minus(NANO));
+    assertLostExactlyAfter(lease, trusted(LEASE), "no renewal was confirmed");
     assertThat(backend().renewals()).hasSize(3); // at 20 s and 30 s, each timed out
-    assertThat(heard).isEmpty();
-    assertThat(lease.isValid()).isTrue();
-    assertThat(lease.remaining()).isEqualTo(NANO);
-
-    scheduler.advance(NANO);
-    assertThat(heard).singleElement().satisfies(e -> assertThat(e).hasMessageContaining("renewal"));
-    assertThat(lease.isValid()).isFalse();
-    assertThat(lease.remaining()).isZero();
 
     // The next renewal would have been due 302 ms later: a lost grant is not renewed any more.
     scheduler.advance(LEASE);
@@ -200,21 +216,11 @@ class ManualClockEngineTest {
 
   @Test
   void explicitLeaseRunsOutByTheClockWithOneLossReport() throws Exception {
-    LatchkeyClient latchkey = open();
+    open();
     Duration leaseTime = Duration.ofSeconds(10);
-    Lease lease = latchkey.lock("explicit").acquire(Duration.ZERO, leaseTime);
-    lease.onLost(heard::add);
+    Lease lease = listenedTo("explicit", leaseTime);
 
-    scheduler.advance(trusted(leaseTime).minus(NANO));
-    assertThat(heard).isEmpty();
-    assertThat(lease.isValid()).isTrue();
-    assertThat(lease.remaining()).isEqualTo(NANO);
-
-    scheduler.advance(NANO);
-    assertThat(heard)
-        .singleElement()
-        .satisfies(e -> assertThat(e).hasMessageContaining("lease time ran out"));
-    assertThat(lease.isValid()).isFalse();
+    assertLostExactlyAfter(lease, trusted(leaseTime), "lease time ran out");
 
     scheduler.advance(LEASE.multipliedBy(2));
     assertThat(heard).hasSize(1);
@@ -228,10 +234,9 @@ class ManualClockEngineTest {
 
   @Test
   void aLeaseIsInvalidOnceItsTimeHasPassedEvenIfItsTimerRunsLate() throws Exception {
-    LatchkeyClient latchkey = open();
+    open();
     Duration leaseTime = Duration.ofSeconds(10);
-    Lease lease = latchkey.lock("late-timer").acquire(Duration.ZERO, leaseTime);
-    lease.onLost(heard::add);
+    Lease lease = listenedTo("late-timer", leaseTime);
 
     // The clock moves but the scheduler's thread is busy: no timer has run yet.
     ticker.advance(trusted(leaseTime));
@@ -289,9 +294,8 @@ class ManualClockEngineTest {
 
   @Test
   void suspendedGrantsAreNotValidUntilARenewalConfirmsThemOnResumption() throws Exception {
-    LatchkeyClient latchkey = open();
-    Lease lease = latchkey.lock("suspended").acquire(Duration.ZERO);
-    lease.onLost(heard::add);
+    open();
+    Lease lease = listenedTo("suspended", null);
     GrantEvents events = backend().events();
 
     events.allSuspended("connection dropped");
@@ -313,9 +317,8 @@ class ManualClockEngineTest {
 
   @Test
   void aGrantReportedLostFiresListenersAndFailsItsRelease() throws Exception {
-    LatchkeyClient latchkey = open();
-    Lease lease = latchkey.lock("reported").acquire(Duration.ZERO);
-    lease.onLost(heard::add);
+    open();
+    Lease lease = listenedTo("reported", null);
     GrantEvents events = backend().events();
 
     // A report about another grant of the same holder (another token) is not about this one.
@@ -334,9 +337,8 @@ class ManualClockEngineTest {
 
   @Test
   void aResumedGrantThatTheServerNoLongerHasIsLost() throws Exception {
-    LatchkeyClient latchkey = open();
-    Lease lease = latchkey.lock("gone").acquire(Duration.ZERO);
-    lease.onLost(heard::add);
+    open();
+    Lease lease = listenedTo("gone", null);
     GrantEvents events = backend().events();
 
     events.suspended(grantOf(lease), "session in doubt");
