@@ -8,6 +8,7 @@ import io.latchkey.Feature;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
+import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockMode;
 import io.latchkey.LockTimeoutException;
 import io.latchkey.memory.ManualTicker;
@@ -97,8 +98,11 @@ class ManualClockEngineTest {
   }
 
   private static GrantRef grantOf(Lease lease) {
-    return new GrantRef(
-        new HolderRef(ResourceType.LOCK, lease.name(), lease.holderId()), lease.fencingToken());
+    return grantOf(ResourceType.LOCK, lease);
+  }
+
+  private static GrantRef grantOf(ResourceType type, Lease lease) {
+    return new GrantRef(new HolderRef(type, lease.name(), lease.holderId()), lease.fencingToken());
   }
 
   /** Takes a lock (watchdog-renewed if {@code leaseTime} is null) and listens for its loss. */
@@ -193,6 +197,32 @@ class ManualClockEngineTest {
     scheduler.advance(RENEW.multipliedBy(3));
     assertThat(backend().renewals()).hasSize(12);
     assertThat(othersCanTake("w1")).isTrue();
+  }
+
+  @Test
+  void leasedPermitsJoinTheLocksBatchAndAnExplicitPermitRunsOutByTheClock() throws Exception {
+    LatchkeyClient latchkey = open();
+    LeasedSemaphore pool = latchkey.leasedSemaphore("pool");
+    assertThat(pool.trySetPermits(2)).isTrue();
+    Lease permit = pool.acquire(Duration.ZERO);
+    Lease lock = latchkey.lock("beside").acquire(Duration.ZERO);
+    Duration leaseTime = Duration.ofSeconds(5);
+    Lease explicit = pool.acquire(Duration.ZERO, leaseTime);
+    explicit.onLost(heard::add);
+
+    assertLostExactlyAfter(explicit, trusted(leaseTime), "lease time ran out");
+    scheduler.advance(RENEW.minus(trusted(leaseTime)));
+
+    assertThat(backend().renewals())
+        .singleElement()
+        .satisfies(
+            renewal ->
+                assertThat(renewal.grants())
+                    .containsExactlyInAnyOrder(
+                        grantOf(ResourceType.LEASED_SEMAPHORE, permit), grantOf(lock)));
+    assertThat(permit.isValid()).isTrue();
+    assertThat(pool.availablePermits()).isEqualTo(1); // the explicit permit ran out there too
+    assertThatThrownBy(explicit::release).isInstanceOf(LeaseLostException.class);
   }
 
   @Test
