@@ -38,8 +38,9 @@ import org.junit.jupiter.api.Test;
  * The engine's timing on a manual clock: the memory server, the engine's ticker and its scheduler
  * share one {@link ManualTicker}, every timer runs on the test thread when the test moves the
  * clock, and lease-loss listeners run on the thread that reports the loss. The memory backend
- * answers synchronously, so nothing here waits for another thread: each assertion states the exact
- * moment (to the nanosecond) at which something must, and must not yet, have happened.
+ * answers synchronously, so nothing here waits for another thread: the tests state the exact moment
+ * (to the nanosecond) at which something must, and must not yet, have happened; only the jittered
+ * back-off is checked against its bounds.
  */
 class ManualClockEngineTest {
   private static final Duration LEASE = Duration.ofSeconds(30);
