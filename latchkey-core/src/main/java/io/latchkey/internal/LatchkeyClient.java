@@ -76,7 +76,7 @@ public final class LatchkeyClient implements Latchkey {
   private final LatchkeyOptions options;
   private final LatchkeyBackend backend;
   private final Set<Feature> features;
-  private final ScheduledThreadPoolExecutor scheduler;
+  private final ScheduledExecutorService scheduler;
   private final BackendCalls calls;
   private final GrantLedger ledger;
   private final WaitChannels waitChannels;
@@ -92,7 +92,7 @@ public final class LatchkeyClient implements Latchkey {
   private LatchkeyClient(
       String clientId,
       LatchkeyOptions options,
-      ScheduledThreadPoolExecutor scheduler,
+      ScheduledExecutorService scheduler,
       GrantLedger.BackendEvents events,
       LatchkeyBackend backend) {
     this.clientId = clientId;
@@ -130,18 +130,19 @@ public final class LatchkeyClient implements Latchkey {
    * @return the client
    */
   public static LatchkeyClient open(BackendFactory factory, LatchkeyOptions options) {
+    return open(factory, options, null);
+  }
+
+  /**
+   * Opens a client whose timers all run on {@code timers} (tests pass a manual scheduler), or on a
+   * thread of its own if null. The client shuts the scheduler down when it closes.
+   */
+  static LatchkeyClient open(
+      BackendFactory factory, LatchkeyOptions options, @Nullable ScheduledExecutorService timers) {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
     String clientId = HexFormat.of().formatHex(id);
-    ScheduledThreadPoolExecutor scheduler =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread thread = new Thread(runnable, "latchkey-" + clientId.substring(0, 8));
-              thread.setDaemon(true);
-              return thread;
-            });
-    scheduler.setRemoveOnCancelPolicy(true);
+    ScheduledExecutorService scheduler = timers != null ? timers : newScheduler(clientId);
     GrantLedger.BackendEvents events = new GrantLedger.BackendEvents();
     LatchkeyBackend backend;
     try {
@@ -159,6 +160,19 @@ public final class LatchkeyClient implements Latchkey {
       throw e;
     }
     return new LatchkeyClient(clientId, options, scheduler, events, backend);
+  }
+
+  private static ScheduledExecutorService newScheduler(String clientId) {
+    ScheduledThreadPoolExecutor scheduler =
+        new ScheduledThreadPoolExecutor(
+            1,
+            runnable -> {
+              Thread thread = new Thread(runnable, "latchkey-" + clientId.substring(0, 8));
+              thread.setDaemon(true);
+              return thread;
+            });
+    scheduler.setRemoveOnCancelPolicy(true);
+    return scheduler;
   }
 
   /**

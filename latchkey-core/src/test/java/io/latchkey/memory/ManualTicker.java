@@ -4,8 +4,11 @@ import io.latchkey.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A clock that moves only when told. */
-final class ManualTicker implements Ticker {
+/**
+ * A clock that moves only when told; it starts at one second. Shared by the memory server and the
+ * engine (and {@code io.latchkey.internal.ManualScheduler}) in tests that drive time by hand.
+ */
+public final class ManualTicker implements Ticker {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
   @Override
@@ -13,7 +16,15 @@ final class ManualTicker implements Ticker {
     return nanos.get();
   }
 
-  void advance(Duration by) {
+  /**
+   * Moves the clock forward.
+   *
+   * @param by how far; not negative
+   */
+  public void advance(Duration by) {
+    if (by.isNegative()) {
+      throw new IllegalArgumentException("a monotonic clock cannot go back: " + by);
+    }
     nanos.addAndGet(by.toNanos());
   }
 }

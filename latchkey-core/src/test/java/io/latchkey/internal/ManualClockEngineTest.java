@@ -1,0 +1,530 @@
+package io.latchkey.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latchkey.BackendTimeoutException;
+import io.latchkey.Feature;
+import io.latchkey.LatchkeyOptions;
+import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
+import io.latchkey.LeasedSemaphore;
+import io.latchkey.LockMode;
+import io.latchkey.LockTimeoutException;
+import io.latchkey.memory.ManualTicker;
+import io.latchkey.memory.MemoryLockServer;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.GrantEvents;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.ResourceType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine's timing on a manual clock: the memory server, the engine's ticker and its scheduler
+ * share one {@link ManualTicker}, every timer runs on the test thread when the test moves the
+ * clock, and lease-loss listeners run on the thread that reports the loss. The memory backend
+ * answers synchronously, so nothing here waits for another thread: the tests state the exact moment
+ * (to the nanosecond) at which something must, and must not yet, have happened; only the jittered
+ * back-off is checked against its bounds.
+ */
+class ManualClockEngineTest {
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private static final Duration RENEW = Duration.ofSeconds(10);
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration RECHECK = Duration.ofSeconds(2);
+  private static final Duration KEEP_ALIVE = Duration.ofSeconds(5);
+  private static final Duration NANO = Duration.ofNanos(1);
+
+  private final ManualTicker ticker = new ManualTicker();
+  private final ManualScheduler scheduler = new ManualScheduler(ticker);
+  private final MemoryLockServer server = new MemoryLockServer(ticker);
+  private final LatchkeyBackend probe =
+      server.backend().open(new BackendContext("probe", TIMEOUT, LEASE));
+  private final List<LeaseLostException> heard = new CopyOnWriteArrayList<>();
+  private @Nullable LatchkeyClient client;
+  private @Nullable RecordingBackend backend;
+
+  @AfterEach
+  void close() {
+    if (client != null) {
+      client.close();
+    }
+    probe.close();
+  }
+
+  /** Opens the client under test on the manual clock, with these features hidden. */
+  private LatchkeyClient open(Feature... hidden) {
+    LatchkeyOptions options =
+        LatchkeyOptions.builder()
+            .leaseTime(LEASE)
+            .renewInterval(RENEW)
+            .operationTimeout(TIMEOUT)
+            .recheckInterval(RECHECK)
+            .queueKeepAlive(KEEP_ALIVE)
+            .ticker(ticker)
+            .callbackExecutor(Runnable::run)
+            .closeOnShutdown(false)
+            .build();
+    RecordingBackend recording = new RecordingBackend(server.backend(), ticker, Set.of(hidden));
+    LatchkeyClient opened = LatchkeyClient.open(recording, options, scheduler);
+    this.backend = recording;
+    this.client = opened;
+    return opened;
+  }
+
+  private RecordingBackend backend() {
+    RecordingBackend recording = backend;
+    assertThat(recording).isNotNull();
+    return recording;
+  }
+
+  /** The drift allowance the engine takes off a lease: 1 % plus 2 ms. */
+  private static Duration trusted(Duration lease) {
+    return lease.minus(lease.dividedBy(100)).minusMillis(2);
+  }
+
+  private static GrantRef grantOf(Lease lease) {
+    return grantOf(ResourceType.LOCK, lease);
+  }
+
+  private static GrantRef grantOf(ResourceType type, Lease lease) {
+    return new GrantRef(new HolderRef(type, lease.name(), lease.holderId()), lease.fencingToken());
+  }
+
+  /** Takes a lock (watchdog-renewed if {@code leaseTime} is null) and listens for its loss. */
+  private Lease listenedTo(String name, @Nullable Duration leaseTime) throws InterruptedException {
+    LatchkeyClient latchkey = client;
+    assertThat(latchkey).isNotNull();
+    Lease lease =
+        leaseTime == null
+            ? latchkey.lock(name).acquire(Duration.ZERO)
+            : latchkey.lock(name).acquire(Duration.ZERO, leaseTime);
+    lease.onLost(heard::add);
+    return lease;
+  }
+
+  /** Valid, with no loss heard, until a nanosecond before {@code validFor}; lost, once, at it. */
+  private void assertLostExactlyAfter(Lease lease, Duration validFor, String why) {
+    scheduler.advance(validFor.minus(NANO));
+    assertThat(heard).isEmpty();
+    assertThat(lease.isValid()).isTrue();
+    assertThat(lease.remaining()).isEqualTo(NANO);
+
+    scheduler.advance(NANO);
+    assertThat(heard).singleElement().satisfies(e -> assertThat(e).hasMessageContaining(why));
+    assertThat(lease.isValid()).isFalse();
+    assertThat(lease.remaining()).isZero();
+  }
+
+  /** Another process takes the lock for a while. */
+  private AcquireResult probeAcquire(String name, Duration lease) {
+    return probe
+        .locks()
+        .tryAcquire(new LockRequest(name, "probe", LockMode.EXCLUSIVE, lease.toMillis(), false, 0))
+        .toCompletableFuture()
+        .join();
+  }
+
+  /** Another process tries the lock; if it gets it, it lets it go again at once. */
+  private boolean othersCanTake(String name) {
+    AcquireResult answer =
+        probe
+            .locks()
+            .tryAcquire(new LockRequest(name, "probe", LockMode.EXCLUSIVE, 1_000, false, 0))
+            .toCompletableFuture()
+            .join();
+    if (answer.isGranted()) {
+      probe
+          .locks()
+          .release(
+              new GrantRef(new HolderRef(ResourceType.LOCK, name, "probe"), answer.fencingToken()),
+              LockMode.EXCLUSIVE)
+          .toCompletableFuture()
+          .join();
+    }
+    return answer.isGranted();
+  }
+
+  @Test
+  void watchdogRenewsEveryHeldGrantInOneBatchPerPeriodAndKeepsItValid() throws Exception {
+    LatchkeyClient latchkey = open();
+    List<Lease> leases = new ArrayList<>();
+    for (String name : List.of("w1", "w2", "w3")) {
+      leases.add(latchkey.lock(name).acquire(Duration.ZERO));
+    }
+    Set<GrantRef> grants =
+        leases.stream().map(ManualClockEngineTest::grantOf).collect(Collectors.toSet());
+
+    scheduler.advance(RENEW.minus(NANO));
+    assertThat(backend().renewals()).isEmpty();
+    // Four leases' worth of periods: each renews all three grants in one call, on the dot.
+    for (int period = 1; period <= 12; period++) {
+      scheduler.advance(NANO);
+      List<RecordingBackend.Renewal> renewals = backend().renewals();
+      assertThat(renewals).hasSize(period);
+      RecordingBackend.Renewal last = renewals.get(period - 1);
+      assertThat(last.at()).isEqualTo(ticker.nanoTime());
+      assertThat(new HashSet<>(last.grants())).isEqualTo(grants);
+      assertThat(last.leaseMillis()).isEqualTo(LEASE.toMillis());
+
+      scheduler.advance(RENEW.minus(NANO));
+      assertThat(backend().renewals()).hasSize(period);
+      for (Lease lease : leases) {
+        assertThat(lease.isValid()).isTrue();
+        // Counted from the last renewal's send, less the drift allowance.
+        assertThat(lease.remaining()).isEqualTo(trusted(LEASE).minus(RENEW).plus(NANO));
+        assertThat(othersCanTake(lease.name())).isFalse();
+      }
+    }
+
+    for (Lease lease : leases) {
+      lease.release();
+    }
+    scheduler.advance(RENEW.multipliedBy(3));
+    assertThat(backend().renewals()).hasSize(12);
+    assertThat(othersCanTake("w1")).isTrue();
+  }
+
+  @Test
+  void leasedPermitsJoinTheLocksBatchAndAnExplicitPermitRunsOutByTheClock() throws Exception {
+    LatchkeyClient latchkey = open();
+    LeasedSemaphore pool = latchkey.leasedSemaphore("pool");
+    assertThat(pool.trySetPermits(2)).isTrue();
+    Lease permit = pool.acquire(Duration.ZERO);
+    Lease lock = latchkey.lock("beside").acquire(Duration.ZERO);
+    Duration leaseTime = Duration.ofSeconds(5);
+    Lease explicit = pool.acquire(Duration.ZERO, leaseTime);
+    explicit.onLost(heard::add);
+
+    assertLostExactlyAfter(explicit, trusted(leaseTime), "lease time ran out");
+    scheduler.advance(RENEW.minus(trusted(leaseTime)));
+
+    assertThat(backend().renewals())
+        .singleElement()
+        .satisfies(
+            renewal ->
+                assertThat(renewal.grants())
+                    .containsExactlyInAnyOrder(
+                        grantOf(ResourceType.LEASED_SEMAPHORE, permit), grantOf(lock)));
+    assertThat(permit.isValid()).isTrue();
+    assertThat(pool.availablePermits()).isEqualTo(1); // the explicit permit ran out there too
+    assertThatThrownBy(explicit::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  void leaseIsLostExactlyWhenTheLastConfirmedRenewalRunsOutNotAtTheNextRenewal() throws Exception {
+    open();
+    Lease lease = listenedTo("lost", null);
+    scheduler.advance(RENEW);
+    assertThat(backend().renewals()).hasSize(1);
+
+    // From now on renewals vanish: the one confirmed at RENEW is the last.
+    backend().dropRenewals(true);
+    assertLostExactlyAfter(lease, trusted(LEASE), "no renewal was confirmed");
+    assertThat(backend().renewals()).hasSize(3); // at 20 s and 30 s, each timed out
+
+    // The next renewal would have been due 302 ms later: a lost grant is not renewed any more.
+    scheduler.advance(LEASE);
+    assertThat(heard).hasSize(1);
+    assertThat(backend().renewals()).hasSize(3);
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  void explicitLeaseRunsOutByTheClockWithOneLossReport() throws Exception {
+    open();
+    Duration leaseTime = Duration.ofSeconds(10);
+    Lease lease = listenedTo("explicit", leaseTime);
+
+    assertLostExactlyAfter(lease, trusted(leaseTime), "lease time ran out");
+
+    scheduler.advance(LEASE.multipliedBy(2));
+    assertThat(heard).hasSize(1);
+    assertThat(backend().renewals()).isEmpty();
+    // A listener added after the loss hears of it at once.
+    List<LeaseLostException> late = new ArrayList<>();
+    lease.onLost(late::add);
+    assertThat(late).containsExactlyElementsOf(heard);
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  void aLeaseIsInvalidOnceItsTimeHasPassedEvenIfItsTimerRunsLate() throws Exception {
+    open();
+    Duration leaseTime = Duration.ofSeconds(10);
+    Lease lease = listenedTo("late-timer", leaseTime);
+
+    // The clock moves but the scheduler's thread is busy: no timer has run yet.
+    ticker.advance(trusted(leaseTime));
+    assertThat(lease.isValid()).isFalse();
+    assertThat(lease.remaining()).isZero();
+    assertThat(heard).isEmpty();
+
+    scheduler.runDue();
+    assertThat(heard).hasSize(1);
+  }
+
+  @Test
+  void aWaiterLooksAgainAtTheRecheckBoundAndWhenTheHoldersLeaseEnds() {
+    LatchkeyClient latchkey = open();
+    Duration holderLease = Duration.ofSeconds(3);
+    long start = ticker.nanoTime();
+    AcquireResult held = probeAcquire("expiring", holderLease);
+    assertThat(held.isGranted()).isTrue();
+
+    CompletableFuture<Lease> waiting =
+        latchkey.lock("expiring").acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+    long recheck = Math.min(RECHECK.toNanos(), KEEP_ALIVE.toNanos() / 3);
+    scheduler.advance(Duration.ofNanos(recheck - 1));
+    assertThat(backend().acquireTimes()).hasSize(2);
+    scheduler.advance(NANO);
+    assertThat(backend().acquireTimes()).hasSize(3);
+
+    // Nobody publishes an expiry: the waiter looks again when the holder's lease ends.
+    scheduler.advance(holderLease);
+    assertThat(waiting).isCompleted();
+    List<Long> times = backend().acquireTimes();
+    assertThat(times).hasSize(4);
+    assertThat(times.get(3) - start)
+        .isBetween(holderLease.toNanos(), holderLease.plusMillis(2).toNanos());
+  }
+
+  @Test
+  void aWaiterGivesUpExactlyAtItsWaitBound() {
+    LatchkeyClient latchkey = open();
+    assertThat(probeAcquire("busy", Duration.ofMinutes(10)).isGranted()).isTrue();
+    Duration wait = Duration.ofSeconds(3);
+
+    CompletableFuture<Lease> waiting =
+        latchkey.lock("busy").acquireAsync(wait).toCompletableFuture();
+    scheduler.advance(wait.minus(NANO));
+    assertThat(waiting).isNotDone();
+    scheduler.advance(NANO);
+
+    assertThat(waiting)
+        .failsWithin(Duration.ZERO)
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(LockTimeoutException.class);
+    assertThat(backend().acquireTimes()).last().isEqualTo(ticker.nanoTime());
+  }
+
+  @Test
+  void suspendedGrantsAreNotValidUntilARenewalConfirmsThemOnResumption() throws Exception {
+    open();
+    Lease lease = listenedTo("suspended", null);
+    GrantEvents events = backend().events();
+
+    events.allSuspended("connection dropped");
+    assertThat(lease.isValid()).isFalse();
+    assertThat(backend().renewals()).isEmpty();
+
+    events.allResumed();
+    assertThat(backend().renewals())
+        .singleElement()
+        .satisfies(
+            confirmation -> {
+              assertThat(confirmation.grants()).containsExactly(grantOf(lease));
+              assertThat(confirmation.leaseMillis()).isEqualTo(1); // never shortens the lease
+            });
+    assertThat(lease.isValid()).isTrue();
+    assertThat(heard).isEmpty();
+    lease.release();
+  }
+
+  @Test
+  void aGrantReportedLostFiresListenersAndFailsItsRelease() throws Exception {
+    open();
+    Lease lease = listenedTo("reported", null);
+    GrantEvents events = backend().events();
+
+    // A report about another grant of the same holder (another token) is not about this one.
+    events.lost(
+        new GrantRef(grantOf(lease).holder(), lease.fencingToken() + 1), "a stale node vanished");
+    assertThat(heard).isEmpty();
+    assertThat(lease.isValid()).isTrue();
+
+    events.lost(grantOf(lease), "its node was deleted");
+    assertThat(heard)
+        .singleElement()
+        .satisfies(e -> assertThat(e).hasMessageContaining("its node was deleted"));
+    assertThat(lease.isValid()).isFalse();
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  void aResumedGrantThatTheServerNoLongerHasIsLost() throws Exception {
+    open();
+    Lease lease = listenedTo("gone", null);
+    GrantEvents events = backend().events();
+
+    events.suspended(grantOf(lease), "session in doubt");
+    assertThat(lease.isValid()).isFalse();
+    assertThat(probe.admin().forceRelease("gone").toCompletableFuture().join()).isTrue();
+    events.resumed(grantOf(lease));
+
+    assertThat(backend().renewals()).singleElement();
+    assertThat(heard).singleElement();
+    assertThat(lease.isValid()).isFalse();
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  void aHangingAcquireTimesOutAtTheBoundAndItsLateGrantIsUndoneOnce() {
+    LatchkeyClient latchkey = open();
+    backend().holdAcquireAnswers(true);
+    CompletableFuture<Lease> acquiring =
+        latchkey.lock("late").acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+
+    scheduler.advance(TIMEOUT.minus(NANO));
+    assertThat(acquiring).isNotDone();
+    scheduler.advance(NANO);
+    assertThat(acquiring)
+        .failsWithin(Duration.ZERO)
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(BackendTimeoutException.class);
+    // The server did grant it; the answer was only lost on the way.
+    assertThat(othersCanTake("late")).isFalse();
+    assertThat(backend().releases()).isEmpty();
+
+    backend().deliverAcquireAnswers();
+
+    assertThat(backend().releases())
+        .singleElement()
+        .satisfies(
+            undone -> {
+              assertThat(undone.name()).isEqualTo("late");
+              assertThat(undone.holderId()).startsWith(latchkey.clientId());
+              assertThat(undone.fencingToken()).isEqualTo(1);
+            });
+    assertThat(othersCanTake("late")).isTrue();
+    assertThat(latchkey.ledger().all()).isEmpty();
+    scheduler.advance(LEASE);
+    assertThat(backend().releases()).hasSize(1);
+  }
+
+  @Test
+  void aLateReentrantGrantIsUndoneByOneHoldAndTheEarlierHoldStays() throws Exception {
+    LatchkeyClient latchkey = open();
+    Lease first = latchkey.lock("reentered").acquire(Duration.ZERO);
+    backend().holdAcquireAnswers(true);
+    CompletableFuture<Lease> again =
+        latchkey.lock("reentered").acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+    scheduler.advance(TIMEOUT);
+    assertThat(again).isCompletedExceptionally();
+
+    backend().deliverAcquireAnswers();
+
+    assertThat(backend().releases()).containsExactly(grantOf(first));
+    assertThat(first.isValid()).isTrue();
+    assertThat(othersCanTake("reentered")).isFalse();
+    first.release();
+    assertThat(othersCanTake("reentered")).isTrue();
+  }
+
+  @Test
+  void aGrantThatArrivesAfterTheCallerCancelledIsReleased() {
+    LatchkeyClient latchkey = open();
+    backend().holdAcquireAnswers(true);
+    CompletableFuture<Lease> acquiring =
+        latchkey.lock("cancelled").acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+    assertThat(acquiring.cancel(false)).isTrue();
+    assertThat(othersCanTake("cancelled")).isFalse();
+
+    backend().deliverAcquireAnswers();
+
+    assertThat(backend().releases())
+        .singleElement()
+        .satisfies(undone -> assertThat(undone.fencingToken()).isEqualTo(1));
+    assertThat(latchkey.ledger().all()).isEmpty();
+    assertThat(othersCanTake("cancelled")).isTrue();
+  }
+
+  @Test
+  void aGrantAnsweredAfterItsLeaseIsUndoneAndNotHandedOut() {
+    LatchkeyClient latchkey = open();
+    Duration leaseTime = Duration.ofSeconds(1);
+    backend().holdAcquireAnswers(true);
+    CompletableFuture<Lease> acquiring =
+        latchkey.lock("stale").acquireAsync(Duration.ZERO, leaseTime).toCompletableFuture();
+
+    // Past what the client may trust (988 ms), before the server's own expiry (1 s): the answer,
+    // still within the operation timeout, is a grant that the server holds but nobody may use.
+    scheduler.advance(Duration.ofMillis(995));
+    assertThat(othersCanTake("stale")).isFalse();
+    backend().deliverAcquireAnswers();
+
+    assertThat(acquiring)
+        .failsWithin(Duration.ZERO)
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(LockTimeoutException.class);
+    assertThat(backend().releases())
+        .singleElement()
+        .satisfies(undone -> assertThat(undone.fencingToken()).isEqualTo(1));
+    assertThat(latchkey.ledger().all()).isEmpty();
+    assertThat(othersCanTake("stale")).isTrue();
+  }
+
+  @Test
+  void withoutPushWakeupsRetriesBackOffWithJitterFromFiveMillisecondsUpToTheRecheckBound() {
+    LatchkeyClient latchkey = open(Feature.WAKEUP_PUSH);
+    assertThat(latchkey.hasPushWakeups()).isFalse();
+    AcquireResult held = probeAcquire("polled", Duration.ofMinutes(10));
+    assertThat(held.isGranted()).isTrue();
+
+    CompletableFuture<Lease> waiting =
+        latchkey.lock("polled").acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+    // The first try, and one more once the (silent) wake-up channel is ready, both at once.
+    assertThat(backend().acquireTimes()).hasSize(2);
+    int rounds = 14;
+    while (backend().acquireTimes().size() < rounds + 2) {
+      scheduler.advance(scheduler.nextDelay().orElseThrow());
+    }
+
+    List<Long> times = backend().acquireTimes();
+    assertThat(times.get(1)).isEqualTo(times.get(0));
+    long minimum = Duration.ofMillis(5).toNanos();
+    long maxSleep = Math.min(RECHECK.toNanos(), KEEP_ALIVE.toNanos() / 3);
+    List<Long> gaps = new ArrayList<>();
+    for (int round = 0; round < rounds; round++) {
+      long gap = times.get(round + 2) - times.get(round + 1);
+      long cap = Math.min(minimum << round, maxSleep);
+      assertThat(gap).as("sleep of round %d", round).isBetween(minimum / 2, minimum / 2 + cap);
+      gaps.add(gap);
+    }
+    // It grows: a fixed 5 ms poll would never sleep longer than 7.5 ms.
+    assertThat(gaps.subList(5, rounds).stream().mapToLong(Long::longValue).max().orElseThrow())
+        .isGreaterThan(minimum + minimum / 2);
+    // It is jittered: once capped, the sleeps still differ.
+    assertThat(Set.copyOf(gaps.subList(9, rounds))).hasSizeGreaterThan(1);
+    assertThat(waiting).isNotDone();
+
+    probe
+        .locks()
+        .release(
+            new GrantRef(new HolderRef(ResourceType.LOCK, "polled", "probe"), held.fencingToken()),
+            LockMode.EXCLUSIVE)
+        .toCompletableFuture()
+        .join();
+    int attempts = backend().acquireTimes().size();
+    while (backend().acquireTimes().size() == attempts) {
+      scheduler.advance(scheduler.nextDelay().orElseThrow());
+    }
+    assertThat(waiting).isCompleted();
+    assertThat(waiting.join().isValid()).isTrue();
+  }
+}

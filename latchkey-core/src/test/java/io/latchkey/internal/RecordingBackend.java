@@ -1,0 +1,207 @@
+package io.latchkey.internal;
+
+import io.latchkey.Feature;
+import io.latchkey.LockMode;
+import io.latchkey.Ticker;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.AdminStore;
+import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.GrantEvents;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.LatchStore;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LeasedSemaphoreStore;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.LockStore;
+import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.SemaphoreStore;
+import io.latchkey.spi.WakeupBus;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Test support for the engine tests on a manual clock: a backend (the memory backend underneath)
+ * that records the lock calls and renewals the engine makes, with the clock reading of each, and
+ * can misbehave on demand: renewals that are lost on the way (never applied, never answered) and
+ * acquire answers that are lost on the way back (applied on the server, held here until the test
+ * delivers them). Hidden features are left out of {@link LatchkeyBackend#features()}; hiding {@link
+ * Feature#WAKEUP_PUSH} also hides the wake-up bus.
+ */
+final class RecordingBackend implements BackendFactory {
+  /** One renewal call: the grants it named and the lease it asked for. */
+  record Renewal(long at, List<GrantRef> grants, long leaseMillis) {}
+
+  private final BackendFactory memory;
+  private final Ticker ticker;
+  private final Set<Feature> hidden;
+  private final List<Long> acquireTimes = new CopyOnWriteArrayList<>();
+  private final List<Renewal> renewals = new CopyOnWriteArrayList<>();
+  private final List<GrantRef> releases = new CopyOnWriteArrayList<>();
+  private final List<Runnable> heldAnswers = new ArrayList<>();
+  private volatile boolean dropRenewals;
+  private volatile boolean holdAcquireAnswers;
+  private volatile @Nullable BackendContext context;
+
+  RecordingBackend(BackendFactory memory, Ticker ticker, Set<Feature> hidden) {
+    this.memory = memory;
+    this.ticker = ticker;
+    this.hidden = hidden.isEmpty() ? EnumSet.noneOf(Feature.class) : EnumSet.copyOf(hidden);
+  }
+
+  RecordingBackend(BackendFactory memory, Ticker ticker) {
+    this(memory, ticker, Set.of());
+  }
+
+  @Override
+  public LatchkeyBackend open(BackendContext opened) {
+    this.context = opened;
+    return new Connection(memory.open(opened));
+  }
+
+  /** The event sink the engine handed the backend, for tests that play the backend's part. */
+  GrantEvents events() {
+    BackendContext opened = context;
+    if (opened == null) {
+      throw new IllegalStateException("no client opened this backend yet");
+    }
+    return opened.events();
+  }
+
+  /** From now on, renewals are lost on the way: never applied on the server, never answered. */
+  void dropRenewals(boolean drop) {
+    this.dropRenewals = drop;
+  }
+
+  /** From now on, lock acquires are applied on the server but their answers are held back. */
+  void holdAcquireAnswers(boolean hold) {
+    this.holdAcquireAnswers = hold;
+  }
+
+  /** Delivers every held acquire answer, in order, on the calling thread. */
+  void deliverAcquireAnswers() {
+    List<Runnable> toDeliver;
+    synchronized (heldAnswers) {
+      toDeliver = new ArrayList<>(heldAnswers);
+      heldAnswers.clear();
+    }
+    toDeliver.forEach(Runnable::run);
+  }
+
+  /** The clock readings at which lock acquires reached the backend. */
+  List<Long> acquireTimes() {
+    return List.copyOf(acquireTimes);
+  }
+
+  List<Renewal> renewals() {
+    return List.copyOf(renewals);
+  }
+
+  /** The grants named by lock releases, in order. */
+  List<GrantRef> releases() {
+    return List.copyOf(releases);
+  }
+
+  private final class Connection implements LatchkeyBackend, LockStore {
+    private final LatchkeyBackend inner;
+
+    Connection(LatchkeyBackend inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public String description() {
+      return "recording-" + inner.description();
+    }
+
+    @Override
+    public Set<Feature> features() {
+      Set<Feature> features = EnumSet.copyOf(inner.features());
+      features.removeAll(hidden);
+      return features;
+    }
+
+    @Override
+    public LockStore locks() {
+      return this;
+    }
+
+    @Override
+    public SemaphoreStore semaphores() {
+      return inner.semaphores();
+    }
+
+    @Override
+    public LeasedSemaphoreStore leasedSemaphores() {
+      return inner.leasedSemaphores();
+    }
+
+    @Override
+    public LatchStore latches() {
+      return inner.latches();
+    }
+
+    @Override
+    public AdminStore admin() {
+      return inner.admin();
+    }
+
+    @Override
+    public WakeupBus wakeups() {
+      return hidden.contains(Feature.WAKEUP_PUSH) ? WakeupBus.NONE : inner.wakeups();
+    }
+
+    @Override
+    public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
+      renewals.add(new Renewal(ticker.nanoTime(), List.copyOf(grants), leaseMillis));
+      return dropRenewals ? new CompletableFuture<>() : inner.renew(grants, leaseMillis);
+    }
+
+    @Override
+    public CompletionStage<AcquireResult> tryAcquire(LockRequest request) {
+      acquireTimes.add(ticker.nanoTime());
+      CompletionStage<AcquireResult> answer = inner.locks().tryAcquire(request);
+      if (!holdAcquireAnswers) {
+        return answer;
+      }
+      CompletableFuture<AcquireResult> held = new CompletableFuture<>();
+      synchronized (heldAnswers) {
+        heldAnswers.add(
+            () ->
+                answer.whenComplete(
+                    (result, failure) -> {
+                      if (failure != null) {
+                        held.completeExceptionally(failure);
+                      } else {
+                        held.complete(result);
+                      }
+                    }));
+      }
+      return held;
+    }
+
+    @Override
+    public CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode) {
+      releases.add(grant);
+      return inner.locks().release(grant, mode);
+    }
+
+    @Override
+    public CompletionStage<Void> leaveQueue(String name, String owner) {
+      return inner.locks().leaveQueue(name, owner);
+    }
+
+    @Override
+    public void close() {
+      inner.close();
+    }
+  }
+}
