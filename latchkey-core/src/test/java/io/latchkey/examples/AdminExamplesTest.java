@@ -214,7 +214,7 @@ class AdminExamplesTest {
 
   @Test
   void handleShortcuts() throws Exception {
-    Lease lease = worker.lock("jobs/shortcut").acquire(Duration.ZERO);
+    Lease lease = worker.lock("jobs/shortcut").acquire(Duration.ZERO, Duration.ofMinutes(1));
     DistributedLock lock = latchkey.lock("jobs/shortcut");
     assertThat(lock.remainingLease()).isPresent();
     assertThat(lock.forceUnlock()).isTrue();
