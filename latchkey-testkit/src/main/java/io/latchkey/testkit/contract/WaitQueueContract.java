@@ -1,0 +1,252 @@
+package io.latchkey.testkit.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.Feature;
+import io.latchkey.LockMode;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.ResourceType;
+import io.latchkey.spi.Wakeup;
+import io.latchkey.testkit.RequiresFeature;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPI conformance: the wait queue of a lock record ({@link LockRequest}'s queue rules, {@link
+ * io.latchkey.spi.LockStore#leaveQueue}) and the wake-ups releases publish. The queue is read
+ * through inspect's {@code queuedWaiters} (so most tests need {@link Feature#ADMIN}), wake-ups
+ * through a subscription on a third connection ({@link Feature#WAKEUP_PUSH}).
+ *
+ * <ul>
+ *   <li>{@link #refusedRequestWithKeepAliveIsQueued}: a refused request with a keep-alive enters
+ *       the queue once, however often it retries; one with keep-alive 0 does not.
+ *   <li>{@link #leaveQueueRemovesTheWaiter}: leaveQueue removes a queued owner and leaves no entry
+ *       behind; leaving when not queued changes nothing.
+ *   <li>{@link #grantedWaiterLeavesTheQueue}: a queued owner that is granted leaves the queue; the
+ *       others stay.
+ *   <li>{@link #deadQueueEntryDropsOut}: an entry not renewed within its keep-alive drops out.
+ *   <li>{@link #fairRequestsServeTheHeadOnly}: on a free lock with a queue, a fair newcomer or a
+ *       waiter behind the head is refused (and a newcomer with keep-alive 0 not queued) while the
+ *       head is granted; then the next one is.
+ *   <li>{@link #fairQueueSkipsADeadHead}: a head that stops retrying no longer blocks the fair
+ *       waiter behind it once its keep-alive ran out.
+ *   <li>{@link #releaseWakesTheQueueHeadOnly}: a release with two waiters queued publishes one
+ *       wake-up, aimed at the head.
+ *   <li>{@link #releaseWithNobodyQueuedPublishesNothing}: a release while a refused try-lock (not
+ *       queued) looked on publishes nothing: no herd.
+ *   <li>{@link #sharedReleaseWithReadersLeftWakesNobody}: a reader's release while another reader
+ *       holds wakes no queued writer; the last reader's release wakes it.
+ *   <li>{@link #headLeavingTheQueueWakesTheNext}: when the head of the queue of a free lock gives
+ *       up, the next waiter is woken.
+ * </ul>
+ */
+public abstract class WaitQueueContract extends SpiContractSupport {
+
+  @Test
+  @RequiresFeature(Feature.ADMIN)
+  void refusedRequestWithKeepAliveIsQueued() {
+    String name = uniqueName("spi-queue");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    granted(join(holderBackend.locks().tryAcquire(exclusive(name, owner("holder")))));
+    String waiter = owner("waiter");
+
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, waiter, false))), LONG_LEASE);
+    assertThat(queuedWaiters(holderBackend, name)).isEqualTo(1);
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, waiter, false))), LONG_LEASE);
+    assertThat(queuedWaiters(holderBackend, name)).as("after a retry").isEqualTo(1);
+
+    busy(join(waiterBackend.locks().tryAcquire(exclusive(name, owner("try-lock")))), LONG_LEASE);
+    assertThat(queuedWaiters(holderBackend, name)).as("after a try-lock").isEqualTo(1);
+  }
+
+  @Test
+  @RequiresFeature(Feature.ADMIN)
+  void leaveQueueRemovesTheWaiter() {
+    String name = uniqueName("spi-leave-queue");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    granted(join(holderBackend.locks().tryAcquire(exclusive(name, owner("holder")))));
+    String waiter = owner("waiter");
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, waiter, false))), LONG_LEASE);
+
+    join(waiterBackend.locks().leaveQueue(name, waiter));
+    assertThat(queuedWaiters(holderBackend, name)).isZero();
+
+    join(waiterBackend.locks().leaveQueue(name, waiter));
+    join(waiterBackend.locks().leaveQueue(uniqueName("spi-never-queued"), waiter));
+    assertThat(queuedWaiters(holderBackend, name)).isZero();
+  }
+
+  @Test
+  @RequiresFeature(Feature.ADMIN)
+  void grantedWaiterLeavesTheQueue() {
+    String name = uniqueName("spi-granted-waiter");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    String holder = owner("holder");
+    String first = owner("first");
+    String second = owner("second");
+    long token =
+        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, first, false))), LONG_LEASE);
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, second, false))), LONG_LEASE);
+    assertThat(queuedWaiters(holderBackend, name)).isEqualTo(2);
+
+    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+    granted(join(waiterBackend.locks().tryAcquire(queued(name, first, false))));
+
+    assertThat(queuedWaiters(holderBackend, name)).as("the other waiter stays").isEqualTo(1);
+  }
+
+  @Test
+  @RequiresFeature(Feature.ADMIN)
+  void deadQueueEntryDropsOut() {
+    String name = uniqueName("spi-dead-waiter");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    granted(join(holderBackend.locks().tryAcquire(exclusive(name, owner("holder")))));
+    LockRequest shortPlace =
+        new LockRequest(name, owner("waiter"), LockMode.EXCLUSIVE, LONG_LEASE, false, SHORT_LEASE);
+    busy(join(waiterBackend.locks().tryAcquire(shortPlace)), LONG_LEASE);
+    assertThat(queuedWaiters(holderBackend, name)).isEqualTo(1);
+
+    Awaiting.eventually().until(() -> queuedWaiters(holderBackend, name) == 0);
+  }
+
+  @Test
+  @RequiresFeature(Feature.FAIR_LOCK)
+  void fairRequestsServeTheHeadOnly() {
+    String name = uniqueName("spi-fair");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    String holder = owner("holder");
+    String head = owner("head");
+    String behind = owner("behind");
+    long token =
+        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, true))), LONG_LEASE);
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), LONG_LEASE);
+    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), 0);
+    LockRequest newcomer =
+        new LockRequest(name, owner("newcomer"), LockMode.EXCLUSIVE, LONG_LEASE, true, 0);
+    busy(join(waiterBackend.locks().tryAcquire(newcomer)), 0);
+    long headToken =
+        granted(join(waiterBackend.locks().tryAcquire(queued(name, head, true)))).fencingToken();
+
+    if (has(Feature.ADMIN)) {
+      assertThat(queuedWaiters(holderBackend, name))
+          .as("the waiter behind the head; the newcomer with keep-alive 0 never queued")
+          .isEqualTo(1);
+    }
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), LONG_LEASE);
+    join(waiterBackend.locks().release(lockGrant(name, head, headToken), LockMode.EXCLUSIVE));
+    granted(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))));
+  }
+
+  @Test
+  @RequiresFeature(Feature.FAIR_LOCK)
+  void fairQueueSkipsADeadHead() {
+    String name = uniqueName("spi-fair-dead-head");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    String holder = owner("holder");
+    String behind = owner("behind");
+    long token =
+        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    LockRequest deadHead =
+        new LockRequest(
+            name, owner("dead-head"), LockMode.EXCLUSIVE, LONG_LEASE, true, SHORT_LEASE);
+    busy(join(waiterBackend.locks().tryAcquire(deadHead)), LONG_LEASE);
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), LONG_LEASE);
+    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+
+    Awaiting.eventually()
+        .until(
+            () -> join(waiterBackend.locks().tryAcquire(queued(name, behind, true))).isGranted());
+  }
+
+  @Test
+  @RequiresFeature(Feature.WAKEUP_PUSH)
+  void releaseWakesTheQueueHeadOnly() {
+    String name = uniqueName("spi-wake-head");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
+    String holder = owner("holder");
+    String head = owner("head");
+    long token =
+        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, false))), LONG_LEASE);
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, owner("behind"), false))), LONG_LEASE);
+
+    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+
+    assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(head));
+    wakeups.assertNoneArrives();
+  }
+
+  @Test
+  @RequiresFeature(Feature.WAKEUP_PUSH)
+  void releaseWithNobodyQueuedPublishesNothing() {
+    String name = uniqueName("spi-no-herd");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend otherBackend = open();
+    Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
+    String holder = owner("holder");
+    long token =
+        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    busy(join(otherBackend.locks().tryAcquire(exclusive(name, owner("try-lock")))), LONG_LEASE);
+
+    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+
+    wakeups.assertNoneArrives();
+  }
+
+  @Test
+  @RequiresFeature({Feature.WAKEUP_PUSH, Feature.READ_WRITE_LOCK})
+  void sharedReleaseWithReadersLeftWakesNobody() {
+    String name = uniqueName("spi-readers-left");
+    LatchkeyBackend readerBackend = open();
+    LatchkeyBackend writerBackend = open();
+    Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
+    String reader = owner("reader");
+    String lastReader = owner("last-reader");
+    String writer = owner("writer");
+    long token =
+        granted(join(readerBackend.locks().tryAcquire(shared(name, reader)))).fencingToken();
+    long lastToken =
+        granted(join(readerBackend.locks().tryAcquire(shared(name, lastReader)))).fencingToken();
+    busy(join(writerBackend.locks().tryAcquire(queued(name, writer, false))), LONG_LEASE);
+
+    join(readerBackend.locks().release(lockGrant(name, reader, token), LockMode.SHARED));
+    wakeups.assertNoneArrives();
+
+    join(readerBackend.locks().release(lockGrant(name, lastReader, lastToken), LockMode.SHARED));
+    assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(writer));
+  }
+
+  @Test
+  @RequiresFeature(Feature.WAKEUP_PUSH)
+  void headLeavingTheQueueWakesTheNext() {
+    String name = uniqueName("spi-leave-wakes");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
+    String holder = owner("holder");
+    String head = owner("head");
+    String next = owner("next");
+    long token =
+        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, false))), LONG_LEASE);
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, next, false))), LONG_LEASE);
+    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+    assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(head));
+
+    join(waiterBackend.locks().leaveQueue(name, head));
+
+    assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(next));
+  }
+}
