@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link #leasedPermitsAreGrantedWithGrowingTokens}: permits up to the total are granted with
  *       growing tokens; then a refusal says when the earliest lease runs out.
  *   <li>{@link #samePermitIdTakesOnePermit}: the same permit id again (an answer that was lost) is
- *       granted under the same token without taking a second permit.
+ *       granted under the same token without taking a second permit, even when no permit is free.
  *   <li>{@link #leasedPermitIsReleasedOnce}: a release by id frees the permit once; a second
  *       release, or one of an unknown id, returns false; a release publishes a wake-up ({@link
  *       Feature#WAKEUP_PUSH}).
@@ -104,12 +104,13 @@ public abstract class PermitStoreContract extends SpiContractSupport {
     assertThat(join(mine.trySetPermits(name, 2))).isTrue();
     assertThat(join(theirs.trySetPermits(name, 5))).isFalse();
 
+    long earliestLease = 5_000;
     AcquireResult first = granted(join(mine.tryAcquire(name, owner("permit"), LONG_LEASE)));
-    AcquireResult second = granted(join(theirs.tryAcquire(name, owner("permit"), LONG_LEASE)));
+    AcquireResult second = granted(join(theirs.tryAcquire(name, owner("permit"), earliestLease)));
     assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
     assertThat(join(mine.availablePermits(name))).isZero();
 
-    busy(join(theirs.tryAcquire(name, owner("permit"), LONG_LEASE)), LONG_LEASE);
+    busy(join(theirs.tryAcquire(name, owner("permit"), LONG_LEASE)), earliestLease);
     assertThat(join(mine.availablePermits(name))).as("nothing taken by a refusal").isZero();
   }
 
@@ -128,6 +129,10 @@ public abstract class PermitStoreContract extends SpiContractSupport {
 
     assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
     assertThat(join(permits.availablePermits(name))).isEqualTo(1);
+    granted(join(permits.tryAcquire(name, owner("permit"), LONG_LEASE)));
+    assertThat(granted(join(permits.tryAcquire(name, permitId, LONG_LEASE))).fencingToken())
+        .as("the same id again with no permit free")
+        .isEqualTo(first.fencingToken());
   }
 
   @Test

@@ -25,14 +25,16 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link #renewReportsAStaleTokenGone}: a grant naming the holder with another token is gone
  *       and does not extend the holder's lease, while the real grant in the same batch is renewed.
  *   <li>{@link #renewReportsUnknownAndReleasedGrantsGone}: a grant of a name never taken, of an
- *       owner that holds nothing there, and of a released grant are gone.
+ *       owner that holds nothing there, and of a released grant are gone; an empty batch is
+ *       answered with nothing gone or failed.
  *   <li>{@link #renewWithATinyLeaseNeverShortens}: a renewal with a 1 ms lease confirms the grant
  *       and leaves its long lease as it was.
  *   <li>{@link #expiredGrantIsGoneAndRetakingItIsAnotherGrant}: a grant whose lease ran out is
  *       gone; the same owner then gets a new grant with a larger token, and the old grant can
  *       neither renew nor release it.
- *   <li>{@link #renewRenewsLeasedPermits}: a leased permit is renewed (another permit's refusal
- *       then waits for the new lease), a permit named with another token or released is gone.
+ *   <li>{@link #renewRenewsLeasedPermits}: a leased permit is renewed in a batch with a lock grant
+ *       (another permit's refusal then waits for the new lease); a permit named with another token
+ *       or released is gone.
  * </ul>
  */
 public abstract class RenewContract extends SpiContractSupport {
@@ -118,6 +120,9 @@ public abstract class RenewContract extends SpiContractSupport {
 
     assertThat(result.gone()).containsExactlyInAnyOrderElementsOf(unknown);
     assertThat(result.failed()).isEmpty();
+    RenewResult nothing = join(backend.renew(List.of(), LONG_LEASE));
+    assertThat(nothing.gone()).as("an empty batch").isEmpty();
+    assertThat(nothing.failed()).as("an empty batch").isEmpty();
   }
 
   @Test
@@ -180,9 +185,17 @@ public abstract class RenewContract extends SpiContractSupport {
     GrantRef permit = permitGrant(name, permitId, token);
     GrantRef stale = permitGrant(name, permitId, token + 1);
 
-    RenewResult result = join(backend.renew(List.of(permit, stale), LONG_LEASE));
+    String lockName = uniqueName("spi-renew-beside-permit");
+    String holder = owner("holder");
+    long lockToken =
+        granted(join(backend.locks().tryAcquire(exclusive(lockName, holder)))).fencingToken();
 
-    assertThat(result.gone()).containsExactly(stale);
+    RenewResult result =
+        join(
+            backend.renew(
+                List.of(permit, stale, lockGrant(lockName, holder, lockToken)), LONG_LEASE));
+
+    assertThat(result.gone()).as("a batch of permits and a lock grant").containsExactly(stale);
     assertThat(result.failed()).isEmpty();
     AcquireResult refused =
         busy(

@@ -140,7 +140,12 @@ abstract class SpiContractSupport extends ContractSupport {
 
   /** An exclusive request with a long lease that queues for {@link #KEEP_QUEUED} if refused. */
   static LockRequest queued(String name, String owner, boolean fair) {
-    return new LockRequest(name, owner, LockMode.EXCLUSIVE, LONG_LEASE, fair, KEEP_QUEUED);
+    return queued(name, owner, LockMode.EXCLUSIVE, fair);
+  }
+
+  /** A request with a long lease that queues for {@link #KEEP_QUEUED} if refused. */
+  static LockRequest queued(String name, String owner, LockMode mode, boolean fair) {
+    return new LockRequest(name, owner, mode, LONG_LEASE, fair, KEEP_QUEUED);
   }
 
   /** The grant of a lock owner with a given token. */

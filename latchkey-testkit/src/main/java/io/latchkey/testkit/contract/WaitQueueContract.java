@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.Feature;
 import io.latchkey.LockMode;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
@@ -27,7 +29,9 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link #deadQueueEntryDropsOut}: an entry not renewed within its keep-alive drops out.
  *   <li>{@link #fairRequestsServeTheHeadOnly}: on a free lock with a queue, a fair newcomer or a
  *       waiter behind the head is refused (and a newcomer with keep-alive 0 not queued) while the
- *       head is granted; then the next one is.
+ *       head is granted; the head's fair re-entry is granted past the waiter; then the waiter is.
+ *   <li>{@link #fairReaderWaitsBehindAQueuedWriter}: a fair reader that is new is refused while a
+ *       writer waits at the head, though only readers hold; a reader's re-entry is granted.
  *   <li>{@link #fairQueueSkipsADeadHead}: a head that stops retrying no longer blocks the fair
  *       waiter behind it once its keep-alive ran out.
  *   <li>{@link #releaseWakesTheQueueHeadOnly}: a release with two waiters queued publishes one
@@ -36,6 +40,12 @@ import org.junit.jupiter.api.Test;
  *       queued) looked on publishes nothing: no herd.
  *   <li>{@link #sharedReleaseWithReadersLeftWakesNobody}: a reader's release while another reader
  *       holds wakes no queued writer; the last reader's release wakes it.
+ *   <li>{@link #leavingBehindAnExclusiveHolderWakesNobody}: the head giving up while an exclusive
+ *       holder holds wakes nobody.
+ *   <li>{@link #sharedGrantToAQueuedReaderWakesTheNext}: a queued reader that is granted wakes the
+ *       next waiter, which may be a reader too.
+ *   <li>{@link #releasingTheExclusiveSideWakesAQueuedReader}: an owner holding both sides that
+ *       releases the exclusive one leaves no exclusive holder, so the queued reader is woken.
  *   <li>{@link #headLeavingTheQueueWakesTheNext}: when the head of the queue of a free lock gives
  *       up, the next waiter is woken.
  * </ul>
@@ -142,8 +152,39 @@ public abstract class WaitQueueContract extends SpiContractSupport {
           .isEqualTo(1);
     }
     busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), LONG_LEASE);
-    join(waiterBackend.locks().release(lockGrant(name, head, headToken), LockMode.EXCLUSIVE));
+    AcquireResult reentry =
+        granted(join(waiterBackend.locks().tryAcquire(queued(name, head, true))));
+    assertThat(reentry.holds()).as("a fair re-entry past a queued waiter").isEqualTo(2);
+    GrantRef headGrant = lockGrant(name, head, headToken);
+    join(waiterBackend.locks().release(headGrant, LockMode.EXCLUSIVE));
+    join(waiterBackend.locks().release(headGrant, LockMode.EXCLUSIVE));
     granted(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))));
+  }
+
+  @Test
+  @RequiresFeature({Feature.FAIR_LOCK, Feature.READ_WRITE_LOCK})
+  void fairReaderWaitsBehindAQueuedWriter() {
+    String name = uniqueName("spi-fair-reader");
+    LatchkeyBackend readerBackend = open();
+    LatchkeyBackend writerBackend = open();
+    String writer = owner("writer");
+    String reader = owner("reader");
+    long token =
+        granted(join(readerBackend.locks().tryAcquire(queued(name, reader, LockMode.SHARED, true))))
+            .fencingToken();
+    busy(join(writerBackend.locks().tryAcquire(queued(name, writer, true))), LONG_LEASE);
+
+    busy(
+        join(
+            readerBackend
+                .locks()
+                .tryAcquire(queued(name, owner("late-reader"), LockMode.SHARED, true))),
+        0);
+    AcquireResult reentry =
+        granted(
+            join(readerBackend.locks().tryAcquire(queued(name, reader, LockMode.SHARED, true))));
+    assertThat(reentry.holds()).as("a reader's fair re-entry past a queued writer").isEqualTo(2);
+    assertThat(reentry.fencingToken()).isEqualTo(token);
   }
 
   @Test
@@ -226,6 +267,78 @@ public abstract class WaitQueueContract extends SpiContractSupport {
 
     join(readerBackend.locks().release(lockGrant(name, lastReader, lastToken), LockMode.SHARED));
     assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(writer));
+  }
+
+  @Test
+  @RequiresFeature(Feature.WAKEUP_PUSH)
+  void leavingBehindAnExclusiveHolderWakesNobody() {
+    String name = uniqueName("spi-leave-held");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
+    String head = owner("head");
+    granted(join(holderBackend.locks().tryAcquire(exclusive(name, owner("holder")))));
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, false))), LONG_LEASE);
+    busy(join(waiterBackend.locks().tryAcquire(queued(name, owner("next"), false))), LONG_LEASE);
+
+    join(waiterBackend.locks().leaveQueue(name, head));
+
+    wakeups.assertNoneArrives();
+  }
+
+  @Test
+  @RequiresFeature({Feature.WAKEUP_PUSH, Feature.READ_WRITE_LOCK})
+  void sharedGrantToAQueuedReaderWakesTheNext() {
+    String name = uniqueName("spi-reader-wakes-reader");
+    LatchkeyBackend writerBackend = open();
+    LatchkeyBackend readerBackend = open();
+    Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
+    String writer = owner("writer");
+    String firstReader = owner("first-reader");
+    String secondReader = owner("second-reader");
+    long token =
+        granted(join(writerBackend.locks().tryAcquire(exclusive(name, writer)))).fencingToken();
+    busy(
+        join(readerBackend.locks().tryAcquire(queued(name, firstReader, LockMode.SHARED, false))),
+        LONG_LEASE);
+    busy(
+        join(readerBackend.locks().tryAcquire(queued(name, secondReader, LockMode.SHARED, false))),
+        LONG_LEASE);
+
+    join(writerBackend.locks().release(lockGrant(name, writer, token), LockMode.EXCLUSIVE));
+    assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(firstReader));
+    granted(
+        join(readerBackend.locks().tryAcquire(queued(name, firstReader, LockMode.SHARED, false))));
+
+    assertThat(wakeups.next())
+        .as("the reader granted from the queue wakes the next waiter")
+        .isEqualTo(Wakeup.forOwner(secondReader));
+    granted(
+        join(readerBackend.locks().tryAcquire(queued(name, secondReader, LockMode.SHARED, false))));
+  }
+
+  @Test
+  @RequiresFeature({Feature.WAKEUP_PUSH, Feature.READ_WRITE_LOCK})
+  void releasingTheExclusiveSideWakesAQueuedReader() {
+    String name = uniqueName("spi-downgrade-wakes");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend readerBackend = open();
+    Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
+    String holder = owner("holder");
+    String reader = owner("reader");
+    long token =
+        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    granted(join(holderBackend.locks().tryAcquire(shared(name, holder))));
+    busy(
+        join(readerBackend.locks().tryAcquire(queued(name, reader, LockMode.SHARED, false))),
+        LONG_LEASE);
+
+    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+
+    assertThat(wakeups.next())
+        .as("no exclusive holder is left: the queued reader may enter")
+        .isEqualTo(Wakeup.forOwner(reader));
+    granted(join(readerBackend.locks().tryAcquire(queued(name, reader, LockMode.SHARED, false))));
   }
 
   @Test
