@@ -34,7 +34,10 @@ import org.junit.jupiter.api.Nested;
  * }
  * }</pre>
  *
- * Each suite is a nested class, so reports group the tests by primitive and property.
+ * Each suite is a nested class, so reports group the tests by primitive and property. The {@code
+ * Spi*} suites sit below the others: they open the backend without an engine and call the SPI
+ * directly, so that a backend that answers wrongly fails there with the wrong answer in the
+ * message, before an engine turns it into a timeout.
  */
 public abstract class ConformanceKit {
   /**

@@ -53,9 +53,9 @@ public abstract class AdminStoreContract extends SpiContractSupport {
     LatchkeyBackend second = open();
     String evicted = owner("evicted");
     String kept = owner("kept");
-    long token = granted(join(first.locks().tryAcquire(shared(name, evicted)))).fencingToken();
-    granted(join(first.locks().tryAcquire(shared(name, evicted))));
-    granted(join(second.locks().tryAcquire(shared(name, kept))));
+    long token = acquired(first, shared(name, evicted)).fencingToken();
+    acquired(first, shared(name, evicted));
+    acquired(second, shared(name, kept));
 
     assertThat(join(second.admin().evict(name, evicted))).isTrue();
 
@@ -63,7 +63,7 @@ public abstract class AdminStoreContract extends SpiContractSupport {
         .extracting(HolderInfo::owner)
         .containsExactly(kept);
     assertThat(join(second.admin().evict(name, evicted))).as("evicted again").isFalse();
-    assertThat(join(first.locks().release(lockGrant(name, evicted, token), LockMode.SHARED)))
+    assertThat(release(first, name, evicted, token, LockMode.SHARED))
         .isEqualTo(ReleaseResult.NOT_HELD);
     assertThat(join(first.renew(List.of(lockGrant(name, evicted, token)), 1)).gone()).hasSize(1);
   }
@@ -74,14 +74,13 @@ public abstract class AdminStoreContract extends SpiContractSupport {
     LatchkeyBackend first = open();
     LatchkeyBackend second = open();
     String holder = owner("holder");
-    long token = granted(join(first.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
-    granted(join(first.locks().tryAcquire(exclusive(name, holder))));
+    long token = acquired(first, exclusive(name, holder)).fencingToken();
+    acquired(first, exclusive(name, holder));
 
     assertThat(join(second.admin().evict(name, holder))).isTrue();
 
     assertThat(inspect(second, name)).isEmpty();
-    assertThat(
-            granted(join(second.locks().tryAcquire(exclusive(name, owner("next"))))).fencingToken())
+    assertThat(acquired(second, exclusive(name, owner("next"))).fencingToken())
         .isGreaterThan(token);
     assertThat(join(second.admin().evict(name, owner("stranger")))).isFalse();
   }
@@ -95,8 +94,8 @@ public abstract class AdminStoreContract extends SpiContractSupport {
     Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
     String holder = owner("holder");
     String head = owner("head");
-    granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder))));
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, false))), LONG_LEASE);
+    acquired(holderBackend, exclusive(name, holder));
+    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
 
     assertThat(join(waiterBackend.admin().evict(name, holder))).isTrue();
 
@@ -111,10 +110,9 @@ public abstract class AdminStoreContract extends SpiContractSupport {
     @Nullable Wakeups wakeups =
         has(Feature.WAKEUP_PUSH) ? subscribe(open(), ResourceType.LOCK, name) : null;
     String holder = owner("holder");
-    long token =
-        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
-    granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder))));
-    busy(join(holderBackend.locks().tryAcquire(queued(name, owner("waiter"), false))), LONG_LEASE);
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    acquired(holderBackend, exclusive(name, holder));
+    refused(holderBackend, queued(name, owner("waiter"), false), LONG_LEASE);
 
     assertThat(join(admin.admin().forceRelease(name))).isTrue();
 
@@ -122,8 +120,7 @@ public abstract class AdminStoreContract extends SpiContractSupport {
     if (wakeups != null) {
       assertThat(wakeups.next()).isEqualTo(Wakeup.of(Wakeup.ALL));
     }
-    assertThat(
-            join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE)))
+    assertThat(release(holderBackend, name, holder, token, LockMode.EXCLUSIVE))
         .isEqualTo(ReleaseResult.NOT_HELD);
     assertThat(join(admin.admin().forceRelease(name))).as("a free lock").isFalse();
     assertThat(join(admin.admin().forceRelease(uniqueName("spi-never-taken"))))
@@ -140,11 +137,10 @@ public abstract class AdminStoreContract extends SpiContractSupport {
     LatchkeyBackend backend = open();
     String holder = owner("holder");
     String other = owner("other");
-    granted(join(backend.locks().tryAcquire(exclusive(held, holder))));
+    acquired(backend, exclusive(held, holder));
     granted(join(open().locks().tryAcquire(exclusive(alsoHeld, other))));
-    long token =
-        granted(join(backend.locks().tryAcquire(exclusive(released, holder)))).fencingToken();
-    join(backend.locks().release(lockGrant(released, holder, token), LockMode.EXCLUSIVE));
+    long token = acquired(backend, exclusive(released, holder)).fencingToken();
+    release(backend, released, holder, token, LockMode.EXCLUSIVE);
 
     List<LockInfo> listed = join(open().admin().list());
 

@@ -65,12 +65,12 @@ public abstract class LockStoreContract extends SpiContractSupport {
     String holder = owner("holder");
     String other = owner("other");
 
-    AcquireResult grant = granted(join(first.locks().tryAcquire(exclusive(name, holder))));
+    AcquireResult grant = acquired(first, exclusive(name, holder));
     assertThat(grant.holds()).isEqualTo(1);
 
-    busy(join(second.locks().tryAcquire(exclusive(name, other))), LONG_LEASE);
+    refused(second, exclusive(name, other), LONG_LEASE);
     if (has(Feature.READ_WRITE_LOCK)) {
-      busy(join(second.locks().tryAcquire(shared(name, other))), LONG_LEASE);
+      refused(second, shared(name, other), LONG_LEASE);
     }
     if (has(Feature.ADMIN)) {
       assertThat(inspect(second, name).orElseThrow().holders())
@@ -92,9 +92,9 @@ public abstract class LockStoreContract extends SpiContractSupport {
     LatchkeyBackend second = open();
     String holder = owner("holder");
 
-    AcquireResult outer = granted(join(first.locks().tryAcquire(exclusive(name, holder))));
-    AcquireResult inner = granted(join(first.locks().tryAcquire(exclusive(name, holder))));
-    AcquireResult remote = granted(join(second.locks().tryAcquire(exclusive(name, holder))));
+    AcquireResult outer = acquired(first, exclusive(name, holder));
+    AcquireResult inner = acquired(first, exclusive(name, holder));
+    AcquireResult remote = acquired(second, exclusive(name, holder));
 
     assertThat(inner.holds()).isEqualTo(2);
     assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
@@ -114,8 +114,8 @@ public abstract class LockStoreContract extends SpiContractSupport {
     String reader = owner("reader");
     String otherReader = owner("other-reader");
 
-    AcquireResult one = granted(join(first.locks().tryAcquire(shared(name, reader))));
-    AcquireResult two = granted(join(second.locks().tryAcquire(shared(name, otherReader))));
+    AcquireResult one = acquired(first, shared(name, reader));
+    AcquireResult two = acquired(second, shared(name, otherReader));
 
     assertThat(one.holds()).isEqualTo(1);
     assertThat(two.holds()).isEqualTo(1);
@@ -139,11 +139,11 @@ public abstract class LockStoreContract extends SpiContractSupport {
     String holder = owner("holder");
     String other = owner("other");
 
-    granted(join(first.locks().tryAcquire(shared(readName, holder))));
-    busy(join(second.locks().tryAcquire(exclusive(readName, other))), LONG_LEASE);
+    acquired(first, shared(readName, holder));
+    refused(second, exclusive(readName, other), LONG_LEASE);
 
-    granted(join(first.locks().tryAcquire(exclusive(writeName, holder))));
-    busy(join(second.locks().tryAcquire(shared(writeName, other))), LONG_LEASE);
+    acquired(first, exclusive(writeName, holder));
+    refused(second, shared(writeName, other), LONG_LEASE);
   }
 
   @Test
@@ -153,8 +153,8 @@ public abstract class LockStoreContract extends SpiContractSupport {
     LatchkeyBackend backend = open();
     String holder = owner("holder");
 
-    AcquireResult write = granted(join(backend.locks().tryAcquire(exclusive(name, holder))));
-    AcquireResult read = granted(join(backend.locks().tryAcquire(shared(name, holder))));
+    AcquireResult write = acquired(backend, exclusive(name, holder));
+    AcquireResult read = acquired(backend, shared(name, holder));
 
     assertThat(read.holds()).as("shared holds").isEqualTo(1);
     assertThat(read.fencingToken()).isEqualTo(write.fencingToken());
@@ -174,11 +174,11 @@ public abstract class LockStoreContract extends SpiContractSupport {
     String reader = owner("reader");
     String otherReader = owner("other-reader");
 
-    AcquireResult read = granted(join(first.locks().tryAcquire(shared(name, reader))));
+    AcquireResult read = acquired(first, shared(name, reader));
     assertThat(join(first.locks().tryAcquire(exclusive(name, reader))).status())
         .as("alone")
         .isEqualTo(AcquireResult.Status.UPGRADE_REFUSED);
-    granted(join(second.locks().tryAcquire(shared(name, otherReader))));
+    acquired(second, shared(name, otherReader));
     assertThat(join(first.locks().tryAcquire(exclusive(name, reader))).status())
         .as("beside another reader")
         .isEqualTo(AcquireResult.Status.UPGRADE_REFUSED);
@@ -234,15 +234,13 @@ public abstract class LockStoreContract extends SpiContractSupport {
     LatchkeyBackend first = open();
     LatchkeyBackend second = open();
     long lease = 5_000;
-    granted(
-        join(first.locks().tryAcquire(request(name, owner("holder"), LockMode.EXCLUSIVE, lease))));
+    acquired(first, request(name, owner("holder"), LockMode.EXCLUSIVE, lease));
     Duration before = inspect(second, name).orElseThrow().holders().get(0).remainingLease();
 
-    AcquireResult refused =
-        busy(join(second.locks().tryAcquire(exclusive(name, owner("other")))), lease);
+    AcquireResult refusal = refused(second, exclusive(name, owner("other")), lease);
 
     if (has(Feature.LEASE_TIME)) {
-      assertThat(refused.retryAfterMillis())
+      assertThat(refusal.retryAfterMillis())
           .as("retryAfterMillis against a remaining lease of %s read before", before)
           .isLessThanOrEqualTo(before.toMillis() + CLOCK_MARGIN);
     }
@@ -255,11 +253,7 @@ public abstract class LockStoreContract extends SpiContractSupport {
     LatchkeyBackend first = open();
     LatchkeyBackend second = open();
     String other = owner("other");
-    granted(
-        join(
-            first
-                .locks()
-                .tryAcquire(request(name, owner("holder"), LockMode.EXCLUSIVE, SHORT_LEASE))));
+    acquired(first, request(name, owner("holder"), LockMode.EXCLUSIVE, SHORT_LEASE));
 
     List<AcquireResult> refusals = new ArrayList<>();
     Awaiting.eventually()
@@ -285,24 +279,16 @@ public abstract class LockStoreContract extends SpiContractSupport {
     String holder = owner("holder");
     Duration half = Duration.ofMillis(LONG_LEASE / 2);
 
-    granted(join(backend.locks().tryAcquire(exclusive(longFirst, holder))));
+    acquired(backend, exclusive(longFirst, holder));
     AcquireResult shorter =
-        granted(
-            join(
-                backend
-                    .locks()
-                    .tryAcquire(request(longFirst, holder, LockMode.EXCLUSIVE, SHORT_LEASE))));
+        acquired(backend, request(longFirst, holder, LockMode.EXCLUSIVE, SHORT_LEASE));
     assertThat(shorter.holds()).isEqualTo(2);
     assertThat(holder(backend, longFirst, holder).remainingLease())
         .as("remaining lease after a re-entry with a shorter lease")
         .isGreaterThan(half);
 
-    granted(
-        join(
-            backend
-                .locks()
-                .tryAcquire(request(shortFirst, holder, LockMode.EXCLUSIVE, SHORT_LEASE))));
-    granted(join(backend.locks().tryAcquire(exclusive(shortFirst, holder))));
+    acquired(backend, request(shortFirst, holder, LockMode.EXCLUSIVE, SHORT_LEASE));
+    acquired(backend, exclusive(shortFirst, holder));
     assertThat(holder(backend, shortFirst, holder).remainingLease())
         .as("remaining lease after a re-entry with a longer lease")
         .isGreaterThan(half);
@@ -315,24 +301,24 @@ public abstract class LockStoreContract extends SpiContractSupport {
     LatchkeyBackend second = open();
     String holder = owner("holder");
     String other = owner("other");
-    long token = granted(join(first.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    long token = acquired(first, exclusive(name, holder)).fencingToken();
 
-    assertThat(join(first.locks().release(lockGrant(name, holder, token + 1), LockMode.EXCLUSIVE)))
+    assertThat(release(first, name, holder, token + 1, LockMode.EXCLUSIVE))
         .as("a release naming another token")
         .isEqualTo(ReleaseResult.NOT_HELD);
-    busy(join(second.locks().tryAcquire(exclusive(name, other))), LONG_LEASE);
+    refused(second, exclusive(name, other), LONG_LEASE);
     if (has(Feature.ADMIN)) {
       HolderInfo kept = holder(second, name, holder);
       assertThat(kept.holds()).isEqualTo(1);
       assertThat(kept.fencingToken()).isEqualTo(token);
     }
 
-    assertThat(join(first.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE)))
+    assertThat(release(first, name, holder, token, LockMode.EXCLUSIVE))
         .isEqualTo(ReleaseResult.released(0));
     if (has(Feature.ADMIN)) {
       assertThat(inspect(second, name)).as("after the release").isEmpty();
     }
-    granted(join(second.locks().tryAcquire(exclusive(name, other))));
+    acquired(second, exclusive(name, other));
   }
 
   @Test
@@ -341,15 +327,11 @@ public abstract class LockStoreContract extends SpiContractSupport {
     LatchkeyBackend first = open();
     LatchkeyBackend second = open();
     String holder = owner("holder");
-    granted(join(first.locks().tryAcquire(exclusive(name, holder))));
+    acquired(first, exclusive(name, holder));
 
-    assertThat(
-            join(
-                second
-                    .locks()
-                    .release(lockGrant(name, holder, GrantRef.ANY_TOKEN), LockMode.EXCLUSIVE)))
+    assertThat(release(second, name, holder, GrantRef.ANY_TOKEN, LockMode.EXCLUSIVE))
         .isEqualTo(ReleaseResult.released(0));
-    granted(join(second.locks().tryAcquire(exclusive(name, owner("other")))));
+    acquired(second, exclusive(name, owner("other")));
   }
 
   @Test
@@ -359,7 +341,7 @@ public abstract class LockStoreContract extends SpiContractSupport {
     String holder = owner("holder");
     long token = 0;
     for (int i = 0; i < 3; i++) {
-      token = granted(join(backend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+      token = acquired(backend, exclusive(name, holder)).fencingToken();
     }
     GrantRef grant = lockGrant(name, holder, token);
     LockStore locks = backend.locks();
@@ -381,7 +363,7 @@ public abstract class LockStoreContract extends SpiContractSupport {
     String name = uniqueName("spi-release-not-held");
     LatchkeyBackend backend = open();
     String holder = owner("holder");
-    long token = granted(join(backend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    long token = acquired(backend, exclusive(name, holder)).fencingToken();
     LockStore locks = backend.locks();
 
     assertThat(join(locks.release(lockGrant(name, holder, token), LockMode.SHARED)))

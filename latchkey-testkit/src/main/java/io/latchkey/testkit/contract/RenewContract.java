@@ -46,12 +46,7 @@ public abstract class RenewContract extends SpiContractSupport {
     LatchkeyBackend backend = open();
     String holder = owner("holder");
     long token =
-        granted(
-                join(
-                    backend
-                        .locks()
-                        .tryAcquire(request(name, holder, LockMode.EXCLUSIVE, SHORT_LEASE))))
-            .fencingToken();
+        acquired(backend, request(name, holder, LockMode.EXCLUSIVE, SHORT_LEASE)).fencingToken();
 
     RenewResult renewed = join(backend.renew(List.of(lockGrant(name, holder, token)), LONG_LEASE));
 
@@ -70,19 +65,9 @@ public abstract class RenewContract extends SpiContractSupport {
     String holder = owner("holder");
     long shortLease = 5_000;
     long token =
-        granted(
-                join(
-                    backend
-                        .locks()
-                        .tryAcquire(request(name, holder, LockMode.EXCLUSIVE, shortLease))))
-            .fencingToken();
+        acquired(backend, request(name, holder, LockMode.EXCLUSIVE, shortLease)).fencingToken();
     long otherToken =
-        granted(
-                join(
-                    backend
-                        .locks()
-                        .tryAcquire(request(other, holder, LockMode.EXCLUSIVE, SHORT_LEASE))))
-            .fencingToken();
+        acquired(backend, request(other, holder, LockMode.EXCLUSIVE, SHORT_LEASE)).fencingToken();
     GrantRef stale = lockGrant(name, holder, token + 1);
     GrantRef live = lockGrant(other, holder, otherToken);
 
@@ -105,11 +90,10 @@ public abstract class RenewContract extends SpiContractSupport {
     String name = uniqueName("spi-renew-unknown");
     LatchkeyBackend backend = open();
     String holder = owner("holder");
-    long token = granted(join(backend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    long token = acquired(backend, exclusive(name, holder)).fencingToken();
     String released = uniqueName("spi-renew-released");
-    long releasedToken =
-        granted(join(backend.locks().tryAcquire(exclusive(released, holder)))).fencingToken();
-    join(backend.locks().release(lockGrant(released, holder, releasedToken), LockMode.EXCLUSIVE));
+    long releasedToken = acquired(backend, exclusive(released, holder)).fencingToken();
+    release(backend, released, holder, releasedToken, LockMode.EXCLUSIVE);
     List<GrantRef> unknown =
         List.of(
             lockGrant(uniqueName("spi-never-taken"), holder, token),
@@ -131,7 +115,7 @@ public abstract class RenewContract extends SpiContractSupport {
     String name = uniqueName("spi-renew-tiny");
     LatchkeyBackend backend = open();
     String holder = owner("holder");
-    long token = granted(join(backend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    long token = acquired(backend, exclusive(name, holder)).fencingToken();
 
     RenewResult result = join(backend.renew(List.of(lockGrant(name, holder, token)), 1));
 
@@ -149,16 +133,11 @@ public abstract class RenewContract extends SpiContractSupport {
     LatchkeyBackend backend = open();
     String holder = owner("holder");
     long first =
-        granted(
-                join(
-                    backend
-                        .locks()
-                        .tryAcquire(request(name, holder, LockMode.EXCLUSIVE, SHORT_LEASE))))
-            .fencingToken();
+        acquired(backend, request(name, holder, LockMode.EXCLUSIVE, SHORT_LEASE)).fencingToken();
     GrantRef lost = lockGrant(name, holder, first);
 
     Awaiting.eventually().until(() -> join(backend.renew(List.of(lost), 1)).gone().contains(lost));
-    AcquireResult again = granted(join(backend.locks().tryAcquire(exclusive(name, holder))));
+    AcquireResult again = acquired(backend, exclusive(name, holder));
 
     assertThat(again.holds()).as("a new grant, not a re-entry").isEqualTo(1);
     assertThat(again.fencingToken()).isGreaterThan(first);
@@ -187,8 +166,7 @@ public abstract class RenewContract extends SpiContractSupport {
 
     String lockName = uniqueName("spi-renew-beside-permit");
     String holder = owner("holder");
-    long lockToken =
-        granted(join(backend.locks().tryAcquire(exclusive(lockName, holder)))).fencingToken();
+    long lockToken = acquired(backend, exclusive(lockName, holder)).fencingToken();
 
     RenewResult result =
         join(
@@ -197,12 +175,12 @@ public abstract class RenewContract extends SpiContractSupport {
 
     assertThat(result.gone()).as("a batch of permits and a lock grant").containsExactly(stale);
     assertThat(result.failed()).isEmpty();
-    AcquireResult refused =
+    AcquireResult refusal =
         busy(
             join(backend.leasedSemaphores().tryAcquire(name, owner("other"), LONG_LEASE)),
             LONG_LEASE);
     if (has(Feature.LEASE_TIME)) {
-      assertThat(refused.retryAfterMillis())
+      assertThat(refusal.retryAfterMillis())
           .as("another permit waits for the renewed lease, not the first one")
           .isGreaterThan(LONG_LEASE / 2);
     }

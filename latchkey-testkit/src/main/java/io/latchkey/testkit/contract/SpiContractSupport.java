@@ -12,6 +12,7 @@ import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.ReleaseResult;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.Wakeup;
 import io.latchkey.spi.WakeupBus;
@@ -193,6 +194,29 @@ abstract class SpiContractSupport extends ContractSupport {
           .isLessThanOrEqualTo(holderLease + CLOCK_MARGIN);
     }
     return result;
+  }
+
+  /**
+   * @return the answer to one attempt on the lock record, checked to be a grant
+   */
+  static AcquireResult acquired(LatchkeyBackend backend, LockRequest request) {
+    return granted(join(backend.locks().tryAcquire(request)));
+  }
+
+  /**
+   * @param holderLease the lease of the holder in the way, or 0 if nobody holds the lock
+   * @return the answer to one attempt on the lock record, checked to be a refusal ({@link #busy})
+   */
+  AcquireResult refused(LatchkeyBackend backend, LockRequest request, long holderLease) {
+    return busy(join(backend.locks().tryAcquire(request)), holderLease);
+  }
+
+  /**
+   * @return the answer to the release of one hold of the lock grant {@code (owner, token)}
+   */
+  static ReleaseResult release(
+      LatchkeyBackend backend, String name, String owner, long token, LockMode mode) {
+    return join(backend.locks().release(lockGrant(name, owner, token), mode));
   }
 
   /**

@@ -58,15 +58,15 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String name = uniqueName("spi-queue");
     LatchkeyBackend holderBackend = open();
     LatchkeyBackend waiterBackend = open();
-    granted(join(holderBackend.locks().tryAcquire(exclusive(name, owner("holder")))));
+    acquired(holderBackend, exclusive(name, owner("holder")));
     String waiter = owner("waiter");
 
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, waiter, false))), LONG_LEASE);
+    refused(waiterBackend, queued(name, waiter, false), LONG_LEASE);
     assertThat(queuedWaiters(holderBackend, name)).isEqualTo(1);
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, waiter, false))), LONG_LEASE);
+    refused(waiterBackend, queued(name, waiter, false), LONG_LEASE);
     assertThat(queuedWaiters(holderBackend, name)).as("after a retry").isEqualTo(1);
 
-    busy(join(waiterBackend.locks().tryAcquire(exclusive(name, owner("try-lock")))), LONG_LEASE);
+    refused(waiterBackend, exclusive(name, owner("try-lock")), LONG_LEASE);
     assertThat(queuedWaiters(holderBackend, name)).as("after a try-lock").isEqualTo(1);
   }
 
@@ -76,9 +76,9 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String name = uniqueName("spi-leave-queue");
     LatchkeyBackend holderBackend = open();
     LatchkeyBackend waiterBackend = open();
-    granted(join(holderBackend.locks().tryAcquire(exclusive(name, owner("holder")))));
+    acquired(holderBackend, exclusive(name, owner("holder")));
     String waiter = owner("waiter");
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, waiter, false))), LONG_LEASE);
+    refused(waiterBackend, queued(name, waiter, false), LONG_LEASE);
 
     join(waiterBackend.locks().leaveQueue(name, waiter));
     assertThat(queuedWaiters(holderBackend, name)).isZero();
@@ -97,14 +97,13 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String holder = owner("holder");
     String first = owner("first");
     String second = owner("second");
-    long token =
-        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, first, false))), LONG_LEASE);
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, second, false))), LONG_LEASE);
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(waiterBackend, queued(name, first, false), LONG_LEASE);
+    refused(waiterBackend, queued(name, second, false), LONG_LEASE);
     assertThat(queuedWaiters(holderBackend, name)).isEqualTo(2);
 
-    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
-    granted(join(waiterBackend.locks().tryAcquire(queued(name, first, false))));
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+    acquired(waiterBackend, queued(name, first, false));
 
     assertThat(queuedWaiters(holderBackend, name)).as("the other waiter stays").isEqualTo(1);
   }
@@ -115,10 +114,10 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String name = uniqueName("spi-dead-waiter");
     LatchkeyBackend holderBackend = open();
     LatchkeyBackend waiterBackend = open();
-    granted(join(holderBackend.locks().tryAcquire(exclusive(name, owner("holder")))));
+    acquired(holderBackend, exclusive(name, owner("holder")));
     LockRequest shortPlace =
         new LockRequest(name, owner("waiter"), LockMode.EXCLUSIVE, LONG_LEASE, false, SHORT_LEASE);
-    busy(join(waiterBackend.locks().tryAcquire(shortPlace)), LONG_LEASE);
+    refused(waiterBackend, shortPlace, LONG_LEASE);
     assertThat(queuedWaiters(holderBackend, name)).isEqualTo(1);
 
     Awaiting.eventually().until(() -> queuedWaiters(holderBackend, name) == 0);
@@ -133,32 +132,29 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String holder = owner("holder");
     String head = owner("head");
     String behind = owner("behind");
-    long token =
-        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, true))), LONG_LEASE);
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), LONG_LEASE);
-    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(waiterBackend, queued(name, head, true), LONG_LEASE);
+    refused(waiterBackend, queued(name, behind, true), LONG_LEASE);
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
 
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), 0);
+    refused(waiterBackend, queued(name, behind, true), 0);
     LockRequest newcomer =
         new LockRequest(name, owner("newcomer"), LockMode.EXCLUSIVE, LONG_LEASE, true, 0);
-    busy(join(waiterBackend.locks().tryAcquire(newcomer)), 0);
-    long headToken =
-        granted(join(waiterBackend.locks().tryAcquire(queued(name, head, true)))).fencingToken();
+    refused(waiterBackend, newcomer, 0);
+    long headToken = acquired(waiterBackend, queued(name, head, true)).fencingToken();
 
     if (has(Feature.ADMIN)) {
       assertThat(queuedWaiters(holderBackend, name))
           .as("the waiter behind the head; the newcomer with keep-alive 0 never queued")
           .isEqualTo(1);
     }
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), LONG_LEASE);
-    AcquireResult reentry =
-        granted(join(waiterBackend.locks().tryAcquire(queued(name, head, true))));
+    refused(waiterBackend, queued(name, behind, true), LONG_LEASE);
+    AcquireResult reentry = acquired(waiterBackend, queued(name, head, true));
     assertThat(reentry.holds()).as("a fair re-entry past a queued waiter").isEqualTo(2);
     GrantRef headGrant = lockGrant(name, head, headToken);
     join(waiterBackend.locks().release(headGrant, LockMode.EXCLUSIVE));
     join(waiterBackend.locks().release(headGrant, LockMode.EXCLUSIVE));
-    granted(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))));
+    acquired(waiterBackend, queued(name, behind, true));
   }
 
   @Test
@@ -170,19 +166,11 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String writer = owner("writer");
     String reader = owner("reader");
     long token =
-        granted(join(readerBackend.locks().tryAcquire(queued(name, reader, LockMode.SHARED, true))))
-            .fencingToken();
-    busy(join(writerBackend.locks().tryAcquire(queued(name, writer, true))), LONG_LEASE);
+        acquired(readerBackend, queued(name, reader, LockMode.SHARED, true)).fencingToken();
+    refused(writerBackend, queued(name, writer, true), LONG_LEASE);
 
-    busy(
-        join(
-            readerBackend
-                .locks()
-                .tryAcquire(queued(name, owner("late-reader"), LockMode.SHARED, true))),
-        0);
-    AcquireResult reentry =
-        granted(
-            join(readerBackend.locks().tryAcquire(queued(name, reader, LockMode.SHARED, true))));
+    refused(readerBackend, queued(name, owner("late-reader"), LockMode.SHARED, true), 0);
+    AcquireResult reentry = acquired(readerBackend, queued(name, reader, LockMode.SHARED, true));
     assertThat(reentry.holds()).as("a reader's fair re-entry past a queued writer").isEqualTo(2);
     assertThat(reentry.fencingToken()).isEqualTo(token);
   }
@@ -195,14 +183,13 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     LatchkeyBackend waiterBackend = open();
     String holder = owner("holder");
     String behind = owner("behind");
-    long token =
-        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
     LockRequest deadHead =
         new LockRequest(
             name, owner("dead-head"), LockMode.EXCLUSIVE, LONG_LEASE, true, SHORT_LEASE);
-    busy(join(waiterBackend.locks().tryAcquire(deadHead)), LONG_LEASE);
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, behind, true))), LONG_LEASE);
-    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+    refused(waiterBackend, deadHead, LONG_LEASE);
+    refused(waiterBackend, queued(name, behind, true), LONG_LEASE);
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
 
     Awaiting.eventually()
         .until(
@@ -218,12 +205,11 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
     String holder = owner("holder");
     String head = owner("head");
-    long token =
-        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, false))), LONG_LEASE);
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, owner("behind"), false))), LONG_LEASE);
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
+    refused(waiterBackend, queued(name, owner("behind"), false), LONG_LEASE);
 
-    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
 
     assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(head));
     wakeups.assertNoneArrives();
@@ -237,11 +223,10 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     LatchkeyBackend otherBackend = open();
     Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
     String holder = owner("holder");
-    long token =
-        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
-    busy(join(otherBackend.locks().tryAcquire(exclusive(name, owner("try-lock")))), LONG_LEASE);
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(otherBackend, exclusive(name, owner("try-lock")), LONG_LEASE);
 
-    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
 
     wakeups.assertNoneArrives();
   }
@@ -256,16 +241,14 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String reader = owner("reader");
     String lastReader = owner("last-reader");
     String writer = owner("writer");
-    long token =
-        granted(join(readerBackend.locks().tryAcquire(shared(name, reader)))).fencingToken();
-    long lastToken =
-        granted(join(readerBackend.locks().tryAcquire(shared(name, lastReader)))).fencingToken();
-    busy(join(writerBackend.locks().tryAcquire(queued(name, writer, false))), LONG_LEASE);
+    long token = acquired(readerBackend, shared(name, reader)).fencingToken();
+    long lastToken = acquired(readerBackend, shared(name, lastReader)).fencingToken();
+    refused(writerBackend, queued(name, writer, false), LONG_LEASE);
 
-    join(readerBackend.locks().release(lockGrant(name, reader, token), LockMode.SHARED));
+    release(readerBackend, name, reader, token, LockMode.SHARED);
     wakeups.assertNoneArrives();
 
-    join(readerBackend.locks().release(lockGrant(name, lastReader, lastToken), LockMode.SHARED));
+    release(readerBackend, name, lastReader, lastToken, LockMode.SHARED);
     assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(writer));
   }
 
@@ -277,9 +260,9 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     LatchkeyBackend waiterBackend = open();
     Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
     String head = owner("head");
-    granted(join(holderBackend.locks().tryAcquire(exclusive(name, owner("holder")))));
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, false))), LONG_LEASE);
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, owner("next"), false))), LONG_LEASE);
+    acquired(holderBackend, exclusive(name, owner("holder")));
+    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
+    refused(waiterBackend, queued(name, owner("next"), false), LONG_LEASE);
 
     join(waiterBackend.locks().leaveQueue(name, head));
 
@@ -296,25 +279,18 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String writer = owner("writer");
     String firstReader = owner("first-reader");
     String secondReader = owner("second-reader");
-    long token =
-        granted(join(writerBackend.locks().tryAcquire(exclusive(name, writer)))).fencingToken();
-    busy(
-        join(readerBackend.locks().tryAcquire(queued(name, firstReader, LockMode.SHARED, false))),
-        LONG_LEASE);
-    busy(
-        join(readerBackend.locks().tryAcquire(queued(name, secondReader, LockMode.SHARED, false))),
-        LONG_LEASE);
+    long token = acquired(writerBackend, exclusive(name, writer)).fencingToken();
+    refused(readerBackend, queued(name, firstReader, LockMode.SHARED, false), LONG_LEASE);
+    refused(readerBackend, queued(name, secondReader, LockMode.SHARED, false), LONG_LEASE);
 
-    join(writerBackend.locks().release(lockGrant(name, writer, token), LockMode.EXCLUSIVE));
+    release(writerBackend, name, writer, token, LockMode.EXCLUSIVE);
     assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(firstReader));
-    granted(
-        join(readerBackend.locks().tryAcquire(queued(name, firstReader, LockMode.SHARED, false))));
+    acquired(readerBackend, queued(name, firstReader, LockMode.SHARED, false));
 
     assertThat(wakeups.next())
         .as("the reader granted from the queue wakes the next waiter")
         .isEqualTo(Wakeup.forOwner(secondReader));
-    granted(
-        join(readerBackend.locks().tryAcquire(queued(name, secondReader, LockMode.SHARED, false))));
+    acquired(readerBackend, queued(name, secondReader, LockMode.SHARED, false));
   }
 
   @Test
@@ -326,19 +302,16 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
     String holder = owner("holder");
     String reader = owner("reader");
-    long token =
-        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
-    granted(join(holderBackend.locks().tryAcquire(shared(name, holder))));
-    busy(
-        join(readerBackend.locks().tryAcquire(queued(name, reader, LockMode.SHARED, false))),
-        LONG_LEASE);
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    acquired(holderBackend, shared(name, holder));
+    refused(readerBackend, queued(name, reader, LockMode.SHARED, false), LONG_LEASE);
 
-    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
 
     assertThat(wakeups.next())
         .as("no exclusive holder is left: the queued reader may enter")
         .isEqualTo(Wakeup.forOwner(reader));
-    granted(join(readerBackend.locks().tryAcquire(queued(name, reader, LockMode.SHARED, false))));
+    acquired(readerBackend, queued(name, reader, LockMode.SHARED, false));
   }
 
   @Test
@@ -351,11 +324,10 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     String holder = owner("holder");
     String head = owner("head");
     String next = owner("next");
-    long token =
-        granted(join(holderBackend.locks().tryAcquire(exclusive(name, holder)))).fencingToken();
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, head, false))), LONG_LEASE);
-    busy(join(waiterBackend.locks().tryAcquire(queued(name, next, false))), LONG_LEASE);
-    join(holderBackend.locks().release(lockGrant(name, holder, token), LockMode.EXCLUSIVE));
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
+    refused(waiterBackend, queued(name, next, false), LONG_LEASE);
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
     assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(head));
 
     join(waiterBackend.locks().leaveQueue(name, head));
