@@ -165,8 +165,8 @@ public abstract class PermitStoreContract extends SpiContractSupport {
     LeasedSemaphoreStore theirs = open().leasedSemaphores();
     assertThat(join(mine.trySetPermits(name, 1))).isTrue();
     String permitId = owner("permit");
-    long token = granted(join(mine.tryAcquire(name, permitId, SHORT_LEASE))).fencingToken();
-    busy(join(theirs.tryAcquire(name, owner("permit"), LONG_LEASE)), SHORT_LEASE);
+    long token = granted(join(mine.tryAcquire(name, permitId, BRIEF_LEASE))).fencingToken();
+    busy(join(theirs.tryAcquire(name, owner("permit"), LONG_LEASE)), BRIEF_LEASE);
 
     Awaiting.eventually().until(() -> join(theirs.availablePermits(name)) == 1);
 

@@ -39,15 +39,24 @@ import org.junit.jupiter.api.AfterEach;
  *
  * <p>Each backend opened here is one client (its own connection and client id) and is closed after
  * the test. Owners are plain strings: the SPI does not care how the engine builds them. Leases are
- * either {@link #LONG_LEASE} (never runs out during a test) or a few hundred milliseconds, and
- * time-dependent checks wait with Awaitility.
+ * {@link #LONG_LEASE} (never runs out during a test), or {@link #SHORT_LEASE} and {@link
+ * #BRIEF_LEASE} for expiry; time-dependent checks wait with Awaitility, never with sleeps.
  */
 abstract class SpiContractSupport extends ContractSupport {
   /** A lease that does not run out while a test runs. */
   static final long LONG_LEASE = 30_000;
 
-  /** A lease that runs out soon, for expiry checks. */
+  /**
+   * A lease that runs out soon, for expiry checks where nothing needs the grant alive after the
+   * call that made it.
+   */
   static final long SHORT_LEASE = 300;
+
+  /**
+   * A lease that runs out within the test but outlives the next few calls even on a slow, busy
+   * machine: for checks that need the grant alive first and gone later, or alive and short.
+   */
+  static final long BRIEF_LEASE = 1_000;
 
   /** A queue place that lives as long as the test. */
   static final long KEEP_QUEUED = 30_000;
@@ -95,6 +104,15 @@ abstract class SpiContractSupport extends ContractSupport {
    */
   boolean has(Feature feature) {
     return fixture().features().contains(feature);
+  }
+
+  /**
+   * @return whether inspect shows leases that the backend keeps by its clock ({@link Feature#ADMIN}
+   *     and {@link Feature#LEASE_TIME}); a backend whose holds live as long as a session has no
+   *     lease deadline to show
+   */
+  boolean leasesVisible() {
+    return has(Feature.ADMIN) && has(Feature.LEASE_TIME);
   }
 
   /**

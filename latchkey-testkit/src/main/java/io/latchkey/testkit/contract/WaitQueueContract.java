@@ -116,7 +116,7 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     LatchkeyBackend waiterBackend = open();
     acquired(holderBackend, exclusive(name, owner("holder")));
     LockRequest shortPlace =
-        new LockRequest(name, owner("waiter"), LockMode.EXCLUSIVE, LONG_LEASE, false, SHORT_LEASE);
+        new LockRequest(name, owner("waiter"), LockMode.EXCLUSIVE, LONG_LEASE, false, BRIEF_LEASE);
     refused(waiterBackend, shortPlace, LONG_LEASE);
     assertThat(queuedWaiters(holderBackend, name)).isEqualTo(1);
 
