@@ -1,5 +1,6 @@
 package io.latchkey.testkit;
 
+import io.latchkey.testkit.contract.AdminStoreContract;
 import io.latchkey.testkit.contract.BadInputContract;
 import io.latchkey.testkit.contract.CountDownLatchContract;
 import io.latchkey.testkit.contract.FairLockContract;
@@ -8,14 +9,18 @@ import io.latchkey.testkit.contract.FencingContract;
 import io.latchkey.testkit.contract.InspectionContract;
 import io.latchkey.testkit.contract.LeaseContract;
 import io.latchkey.testkit.contract.LeasedSemaphoreContract;
+import io.latchkey.testkit.contract.LockStoreContract;
 import io.latchkey.testkit.contract.MultiLockContract;
 import io.latchkey.testkit.contract.MultiProcessContract;
 import io.latchkey.testkit.contract.MutexContract;
 import io.latchkey.testkit.contract.MutualExclusionStressContract;
 import io.latchkey.testkit.contract.OwnerTokenContract;
+import io.latchkey.testkit.contract.PermitStoreContract;
 import io.latchkey.testkit.contract.ReadWriteLockContract;
 import io.latchkey.testkit.contract.ReentrantLockContract;
+import io.latchkey.testkit.contract.RenewContract;
 import io.latchkey.testkit.contract.SemaphoreContract;
+import io.latchkey.testkit.contract.WaitQueueContract;
 import io.latchkey.testkit.contract.WaitingContract;
 import org.junit.jupiter.api.Nested;
 
@@ -29,7 +34,10 @@ import org.junit.jupiter.api.Nested;
  * }
  * }</pre>
  *
- * Each suite is a nested class, so reports group the tests by primitive and property.
+ * Each suite is a nested class, so reports group the tests by primitive and property. The {@code
+ * Spi*} suites sit below the others: they open the backend without an engine and call the SPI
+ * directly, so that a backend that answers wrongly fails there with the wrong answer in the
+ * message, before an engine turns it into a timeout.
  */
 public abstract class ConformanceKit {
   /**
@@ -187,6 +195,54 @@ public abstract class ConformanceKit {
   /** Worker JVMs contending, and a SIGKILLed holder whose lock frees after its lease. */
   @Nested
   class MultiProcess extends MultiProcessContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /**
+   * The SPI itself, below the engine: LockStore grant and release rules, called on the backend
+   * directly.
+   */
+  @Nested
+  class SpiLockStore extends LockStoreContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** The SPI: renewal of grants by owner and fencing token, never shortening a lease. */
+  @Nested
+  class SpiRenew extends RenewContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** The SPI: the wait queue of lock records and the wake-ups of releases. */
+  @Nested
+  class SpiWaitQueue extends WaitQueueContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** The SPI: semaphore, leased semaphore and latch stores. */
+  @Nested
+  class SpiPermitStores extends PermitStoreContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** The SPI: the operator's AdminStore and presence records. */
+  @Nested
+  class SpiAdminStore extends AdminStoreContract {
     @Override
     protected BackendFixture fixture() {
       return ConformanceKit.this.fixture();
