@@ -397,7 +397,8 @@ public final class MemoryLockServer implements AutoCloseable {
     Set<GrantRef> gone = new HashSet<>();
     for (GrantRef grant : grants) {
       Leased leased = find(grant.holder(), now);
-      if (leased == null || !grant.matches(leased.token())) {
+      // Renewal names the grant exactly: GrantRef.ANY_TOKEN is for a foreign release only.
+      if (leased == null || grant.fencingToken() != leased.token()) {
         gone.add(grant);
       } else {
         leased.extendTo(now + leaseMillis);
