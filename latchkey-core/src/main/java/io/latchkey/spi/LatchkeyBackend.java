@@ -99,8 +99,9 @@ public interface LatchkeyBackend extends AutoCloseable {
 
   /**
    * Extends the leases of many grants at once, each to at least {@code leaseMillis} from now by the
-   * backend's clock, if the holder's record still carries the grant's fencing token. Never shortens
-   * a lease, so a call with a tiny lease only confirms grants (the engine does that after {@link
+   * backend's clock, if the holder's record still carries the grant's fencing token ({@link
+   * GrantRef#ANY_TOKEN} matches no record here: it is for a foreign release only). Never shortens a
+   * lease, so a call with a tiny lease only confirms grants (the engine does that after {@link
    * GrantEvents#allResumed()}). The watchdog calls this once per batch per period, so a backend
    * should make it one round trip (or one per shard); a shard that fails fails only its grants
    * ({@link RenewResult#failed()}).
