@@ -232,8 +232,9 @@ public final class RedisBackend implements LatchkeyBackend {
             .sslOptions(settings.sslOptions())
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             .socketOptions(socketOptions(context))
-            .topologyRefreshOptions(
-                ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
+            // Every adaptive refresh trigger (MOVED, ASK, reconnects...) is on by default since
+            // Lettuce 7, which deprecated the switch that turned them all on.
+            .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().build())
             .build());
     return client;
   }
