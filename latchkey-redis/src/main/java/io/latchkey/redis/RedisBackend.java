@@ -218,6 +218,13 @@ public final class RedisBackend implements LatchkeyBackend {
    * A cluster client on the seeds. It reloads the topology when the cluster redirects a command or
    * a node is unknown or gone (adaptive refresh); the command connection also reloads it whenever
    * it reconnects.
+   *
+   * <p>Commands are accepted while a node connection is still being opened: since 7.7, Lettuce
+   * rejects a command that waits for a node connection it opens lazily (the first command to a
+   * master, or to a new master after a fail-over) when the client rejects commands while
+   * disconnected, which a client without auto-reconnect does by default. Accepted commands are
+   * still sent at most once: without auto-reconnect nothing re-sends a command queued on a node
+   * connection that dropped; it times out, and its failure retires the cluster connection.
    */
   private static RedisClusterClient clusterClient(
       ClientResources resources,
@@ -229,6 +236,7 @@ public final class RedisBackend implements LatchkeyBackend {
     client.setOptions(
         ClusterClientOptions.builder()
             .autoReconnect(reconnect)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
             .sslOptions(settings.sslOptions())
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             .socketOptions(socketOptions(context))
