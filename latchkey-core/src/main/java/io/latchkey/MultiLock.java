@@ -183,6 +183,8 @@ public final class MultiLock {
     private final CompletableFuture<MultiLease> result = new CompletableFuture<>();
     private @Nullable CompletableFuture<Lease> inFlight;
 
+    // Handler futures left unread on purpose: its handler routes the outcome into result itself.
+    @SuppressWarnings("FutureReturnValueIgnored")
     AsyncAcquisition(List<DistributedLock> members, long deadline, @Nullable Duration leaseTime) {
       this.members = members;
       this.deadline = deadline;
@@ -195,6 +197,8 @@ public final class MultiLock {
           });
     }
 
+    // Handler futures left unread on purpose: its handler routes the outcome into result itself.
+    @SuppressWarnings("FutureReturnValueIgnored")
     synchronized void next() {
       if (result.isDone()) {
         return;

@@ -82,6 +82,9 @@ final class Acquisition<T> {
    * uncontended case, on a backend that answered synchronously) returns without setting up any of
    * the waiting machinery.
    */
+  // Handler futures left unread on purpose: the handlers route every outcome into result
+  // themselves.
+  @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<@Nullable T> start() {
     CompletableFuture<Attempt<T>> first = attemptOnce();
     if (first.isDone() && !first.isCompletedExceptionally()) {
@@ -112,6 +115,9 @@ final class Acquisition<T> {
     }
   }
 
+  // Handler futures left unread on purpose: the handlers route every outcome into result
+  // themselves.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void handle(
       CompletableFuture<Attempt<T>> answer, @Nullable CompletableFuture<Void> signal) {
     answer.whenComplete(
@@ -128,6 +134,9 @@ final class Acquisition<T> {
         });
   }
 
+  // Handler futures left unread on purpose: the handlers route every outcome into result
+  // themselves; tryOnce reports its own failures into result.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void onBusy(long retryAfterMillis, @Nullable CompletableFuture<Void> signal) {
     long remaining = forever ? Long.MAX_VALUE : deadline - ticker.nanoTime();
     if (remaining <= 0) {

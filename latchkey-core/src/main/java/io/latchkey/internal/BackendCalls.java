@@ -34,6 +34,9 @@ final class BackendCalls {
   /**
    * @param what describes the operation for error messages; only called when something fails
    */
+  // Handler futures left unread on purpose: the handler relays the outcome into the returned future
+  // itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
   <T> CompletableFuture<T> call(
       Supplier<String> what, Supplier<? extends CompletionStage<T>> operation) {
     if (closed) {

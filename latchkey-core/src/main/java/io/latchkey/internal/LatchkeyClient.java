@@ -290,6 +290,9 @@ public final class LatchkeyClient implements Latchkey {
    * @param leaseTime an explicit lease, or null for the watchdog
    * @return the lease, or null if the wait ran out
    */
+  // Handler futures left unread on purpose: leaving a wait queue is best effort: a failed leave
+  // expires with the queue keep-alive.
+  @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<@Nullable Lease> acquireLock(
       String name,
       String owner,
@@ -299,7 +302,7 @@ public final class LatchkeyClient implements Latchkey {
       @Nullable Duration leaseTime) {
     ensureOpen();
     boolean watchdog = leaseTime == null;
-    long leaseMillis = watchdog ? options.leaseTime().toMillis() : leaseTime.toMillis();
+    long leaseMillis = leaseTime == null ? options.leaseTime().toMillis() : leaseTime.toMillis();
     // A waiter queues so that a release wakes it alone; a try that will not wait does not.
     long keepAliveMillis = waitNanos == 0 ? 0 : options.queueKeepAlive().toMillis();
     LockRequest request = new LockRequest(name, owner, mode, leaseMillis, fair, keepAliveMillis);

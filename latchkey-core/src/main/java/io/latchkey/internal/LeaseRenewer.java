@@ -58,6 +58,9 @@ final class LeaseRenewer {
   }
 
   /** One pass; skipped if the previous pass has not finished (a slow backend). */
+  // Handler futures left unread on purpose: each batch handles its own failure (renewBatch); the
+  // handler only ends the pass.
+  @SuppressWarnings("FutureReturnValueIgnored")
   void renewAll() {
     List<Hold> renewable = holds.renewable();
     if (renewable.isEmpty() || !passInFlight.compareAndSet(false, true)) {

@@ -112,7 +112,8 @@ final class LeasedSemaphoreHandle implements LeasedSemaphore {
     RANDOM.nextBytes(id);
     String permitId = HexFormat.of().formatHex(id);
     boolean watchdog = leaseTime == null;
-    long leaseMillis = watchdog ? client.options().leaseTime().toMillis() : leaseTime.toMillis();
+    long leaseMillis =
+        leaseTime == null ? client.options().leaseTime().toMillis() : leaseTime.toMillis();
     return new Acquisition<Lease>(
             client,
             ResourceType.LEASED_SEMAPHORE,

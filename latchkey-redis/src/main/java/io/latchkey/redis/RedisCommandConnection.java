@@ -196,6 +196,8 @@ final class RedisCommandConnection implements AutoCloseable {
     return executeOn(link -> command.apply(link.commands()));
   }
 
+  // Futures left unread on purpose: connected() takes every outcome of the connection attempt.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> CompletableFuture<T> executeOn(Function<Link, ? extends CompletionStage<T>> command) {
     Link open = current;
     if (open.isOpen()) {
@@ -221,6 +223,8 @@ final class RedisCommandConnection implements AutoCloseable {
     return reply;
   }
 
+  // Futures left unread on purpose: a connection opened too late is closed in the background.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void connected(@Nullable Link link, @Nullable Throwable failure) {
     List<WaitingCommand> waited;
     synchronized (this) {
@@ -243,6 +247,8 @@ final class RedisCommandConnection implements AutoCloseable {
     waited.forEach(command -> command.fail().accept(cause));
   }
 
+  // Futures left unread on purpose: the handler relays the outcome itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
     from.whenComplete(
         (value, failure) -> {
@@ -321,6 +327,9 @@ final class RedisCommandConnection implements AutoCloseable {
             });
   }
 
+  // Futures left unread on purpose: the handler only retires the connection; the caller reads the
+  // reply.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> CompletableFuture<T> send(
       Link link, Function<Link, ? extends CompletionStage<T>> command) {
     CompletableFuture<T> reply;
@@ -360,6 +369,8 @@ final class RedisCommandConnection implements AutoCloseable {
    * Closes the current connection, once: one that dropped by itself still holds its resources until
    * closed, and Lettuce warns about a second close.
    */
+  // Futures left unread on purpose: the connection closes in the background.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void closeCurrent() {
     if (!currentClosed) {
       currentClosed = true;

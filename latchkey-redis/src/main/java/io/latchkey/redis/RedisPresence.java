@@ -75,8 +75,8 @@ final class RedisPresence {
       }
     }
     try {
-      CompletableFuture.supplyAsync(() -> redis.execute(commands -> commands.del(key)), scheduler)
-          .thenCompose(deleted -> deleted)
+      CompletableFuture.completedFuture(key)
+          .thenComposeAsync(record -> redis.execute(commands -> commands.del(record)), scheduler)
           .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
