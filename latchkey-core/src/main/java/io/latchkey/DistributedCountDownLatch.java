@@ -10,11 +10,15 @@ import java.util.concurrent.CompletionStage;
  */
 public interface DistributedCountDownLatch {
   /**
+   * Returns the latch name.
+   *
    * @return the latch name
    */
   String name();
 
   /**
+   * Sets the count, unless the latch is still counting down.
+   *
    * @param count the count, at least one
    * @return true if set; false if the latch is still counting down from an earlier set
    */
@@ -31,6 +35,8 @@ public interface DistributedCountDownLatch {
   CompletionStage<Long> countDownAsync();
 
   /**
+   * Returns the current count.
+   *
    * @return the current count (zero if never set or done)
    */
   long count();

@@ -78,7 +78,7 @@ record CommandStats(Map<String, Totals> byCommand) {
       }
       long calls = 0;
       long usec = 0;
-      for (String part : field.getValue().split(",")) {
+      for (String part : field.getValue().split(",", -1)) {
         int equals = part.indexOf('=');
         String key = part.substring(0, equals);
         if (key.equals("calls")) {

@@ -178,7 +178,7 @@ public final class RedisBenchmarks {
               shape.label(),
               result.cycles(),
               result.sentPerCycle(),
-              CommandStats.perUnit(result.sent(), result.cycles())));
+              CommandStats.perUnit(result.sent(), (double) result.cycles())));
       counted.add(result);
     }
     return counted;
@@ -261,7 +261,7 @@ public final class RedisBenchmarks {
 
   private static String loadAverage() {
     try {
-      String[] fields = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
+      String[] fields = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+", -1);
       return fields[0] + ", " + fields[1] + ", " + fields[2];
     } catch (IOException | RuntimeException e) {
       return "unknown";
@@ -486,7 +486,7 @@ public final class RedisBenchmarks {
                 counted.quiet().clientOnlyPerCycle(),
                 counted.cycles(),
                 counted.sentPerCycle(),
-                CommandStats.perUnit(counted.sent(), counted.cycles()),
+                CommandStats.perUnit(counted.sent(), (double) counted.cycles()),
                 counted.allPerCycle(),
                 counted.monitorCoverage() * 100));
       }
@@ -498,7 +498,7 @@ public final class RedisBenchmarks {
             "- "
                 + counted.shape().label()
                 + ": "
-                + CommandStats.perUnit(counted.inScripts(), counted.cycles()));
+                + CommandStats.perUnit(counted.inScripts(), (double) counted.cycles()));
       }
       line("");
     }

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -269,17 +271,27 @@ final class ExecCommand implements Callable<Integer> {
       }
     }
 
+    /**
+     * The errno and reason of a failed exec, as the JDK words it: "error=2, No such file or
+     * directory" (JDK 17) or "Exec failed, error: 2 (No such file or directory)" (JDK 25).
+     */
+    private static final Pattern EXEC_FAILURE =
+        Pattern.compile("error=(\\d+), (.*)|error: (\\d+) \\((.*)\\)");
+
     private int cannotStart(IOException e) {
-      // The JDK reports the errno of exec in the cause: "error=2, No such file or directory".
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       String detail = String.valueOf(cause.getMessage());
-      err.println(
-          "latchkey: cannot run '"
-              + command.get(0)
-              + "': "
-              + detail.replaceFirst("^error=\\d+, ", ""));
+      Matcher failure = EXEC_FAILURE.matcher(detail);
+      boolean parsed = failure.find();
+      String errno = parsed ? firstNonNull(failure.group(1), failure.group(3)) : "";
+      String reason = parsed ? firstNonNull(failure.group(2), failure.group(4)) : detail;
+      err.println("latchkey: cannot run '" + command.get(0) + "': " + reason);
       err.flush();
-      return detail.startsWith("error=2,") ? ExitCodes.COMMAND_NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
+      return errno.equals("2") ? ExitCodes.COMMAND_NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
+    }
+
+    private static String firstNonNull(@Nullable String first, @Nullable String second) {
+      return first != null ? first : String.valueOf(second);
     }
 
     /** Shutdown hook: exec was told to stop; stop the command, then free the lock. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latchkey.servers.RedisTestServer;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -26,10 +27,12 @@ class DemoIT {
     Map<String, long[]> rows = rows(demo.stdout());
     assertThat(rows)
         .containsOnlyKeys("no lock", "reentrant lock", "fair lock", "semaphore checkout");
-    assertThat(rows.get("no lock")[0]).as("sold without a lock").isGreaterThan(STOCK);
-    assertThat(rows.get("no lock")[1])
+    assertThat(Objects.requireNonNull(rows.get("no lock"))[0])
+        .as("sold without a lock")
+        .isGreaterThan(STOCK);
+    assertThat(Objects.requireNonNull(rows.get("no lock"))[1])
         .as("oversold without a lock")
-        .isEqualTo(rows.get("no lock")[0] - STOCK);
+        .isEqualTo(Objects.requireNonNull(rows.get("no lock"))[0] - STOCK);
     for (String guarded : List.of("reentrant lock", "fair lock", "semaphore checkout")) {
       assertThat(rows.get(guarded)).as(guarded).startsWith(STOCK, 0);
     }
@@ -91,9 +94,9 @@ class DemoIT {
         .filter(line -> line.matches("[a-z ]+ {2,}\\d+ +\\d+ .*"))
         .collect(
             Collectors.toMap(
-                line -> line.split(" {2,}")[0],
+                line -> line.split(" {2,}", -1)[0],
                 line -> {
-                  String[] cells = line.split(" {2,}");
+                  String[] cells = line.split(" {2,}", -1);
                   return new long[] {Long.parseLong(cells[1]), Long.parseLong(cells[2])};
                 }));
   }

@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -92,7 +93,7 @@ class MonitorIT {
             "orders/42",
             "exclusive",
             "2",
-            lines.get(1).split(" +")[3],
+            lines.get(1).split(" +", -1)[3],
             Long.toString(outer.fencingToken()),
             "0",
             client().clientId().substring(0, 8),
@@ -101,7 +102,7 @@ class MonitorIT {
             "thread",
             Long.toString(Thread.currentThread().getId()),
             "yes");
-    assertThat(lines.get(1).split(" +")[3]).matches("\\d+\\.\\ds");
+    assertThat(lines.get(1).split(" +", -1)[3]).matches("\\d+\\.\\ds");
     inner.release();
     outer.release();
   }
@@ -119,12 +120,13 @@ class MonitorIT {
     assertThat(ls.stdout()).doesNotContain(token.value());
     Map<String, @Nullable Object> document = JsonParser.object(ls.stdout());
     assertThat(document.get("backend")).isEqualTo(uri);
-    List<?> locks = (List<?>) document.get("locks");
+    List<?> locks = (List<?>) Objects.requireNonNull(document.get("locks"));
     assertThat(locks).hasSize(2);
     Map<?, ?> byThread = lockNamed(locks, "a/thread");
     assertThat(byThread.get("held")).isEqualTo(true);
     assertThat(byThread.get("waiters")).isEqualTo(0L);
-    Map<?, ?> holder = (Map<?, ?>) ((List<?>) byThread.get("holders")).get(0);
+    Map<?, ?> holder =
+        (Map<?, ?>) ((List<?>) Objects.requireNonNull(byThread.get("holders"))).get(0);
     assertThat(holder.get("owner")).isEqualTo(threadOwned.holderId());
     assertThat(holder.get("thread")).isEqualTo(Long.toString(Thread.currentThread().getId()));
     assertThat(holder.get("clientId")).isEqualTo(client().clientId());
@@ -137,7 +139,9 @@ class MonitorIT {
     assertThat((Long) holder.get("leaseRemainingMillis"))
         .isBetween(1L, RedisForTests.CLIENT_LEASE.toMillis());
     assertThat(holder.get("fencingToken")).isEqualTo(threadOwned.fencingToken());
-    Map<?, ?> byToken = (Map<?, ?>) ((List<?>) lockNamed(locks, "b/token").get("holders")).get(0);
+    Map<?, ?> byToken =
+        (Map<?, ?>)
+            ((List<?>) Objects.requireNonNull(lockNamed(locks, "b/token").get("holders"))).get(0);
     assertThat((String) byToken.get("owner")).startsWith("tok-").endsWith("...").hasSize(15);
     assertThat(byToken.get("thread")).isNull();
 

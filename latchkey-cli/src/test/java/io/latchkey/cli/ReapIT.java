@@ -136,6 +136,6 @@ class ReapIT {
     if (line == null || !line.startsWith("HELD ")) {
       throw new AssertionError("the holder of " + name + " said: " + line);
     }
-    return new Holder(process, line.split(" ")[1]);
+    return new Holder(process, line.split(" ", -1)[1]);
   }
 }

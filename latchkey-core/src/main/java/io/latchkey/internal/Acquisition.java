@@ -129,6 +129,9 @@ final class Acquisition<T> {
    * uncontended case, on a backend that answered synchronously) returns without setting up any of
    * the waiting machinery.
    */
+  // Handler futures left unread on purpose: the handlers route every outcome into the result
+  // themselves.
+  @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<@Nullable T> start() {
     CompletableFuture<Attempt<T>> first = attemptOnce();
     if (first.isDone() && !first.isCompletedExceptionally()) {
@@ -159,6 +162,9 @@ final class Acquisition<T> {
     }
   }
 
+  // Handler futures left unread on purpose: the handlers route every outcome into the result
+  // themselves.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void handle(
       CompletableFuture<Attempt<T>> answer, @Nullable CompletableFuture<Void> signal) {
     answer.whenComplete(
@@ -175,6 +181,9 @@ final class Acquisition<T> {
         });
   }
 
+  // Handler futures left unread on purpose: the handlers route every outcome into the result
+  // themselves.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void onBusy(Attempt<T> outcome, @Nullable CompletableFuture<Void> signal) {
     long remaining = forever ? Long.MAX_VALUE : deadline - ticker.nanoTime();
     if (remaining <= 0) {

@@ -45,6 +45,9 @@ final class BackendCalls {
   /**
    * @param what describes the operation for error messages; only called when something fails
    */
+  // Handler futures left unread on purpose: the handler relays the outcome into the returned future
+  // itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
   <T> CompletableFuture<T> call(
       Supplier<String> what, Supplier<? extends CompletionStage<T>> operation) {
     return call(what, operation, late -> {});
@@ -54,6 +57,7 @@ final class BackendCalls {
    * @param what describes the operation for error messages; only called when something fails
    * @param lateAnswer receives the answer if it arrives after the call timed out
    */
+  @SuppressWarnings("FutureReturnValueIgnored") // the handler deals with every outcome itself
   <T> CompletableFuture<T> call(
       Supplier<String> what,
       Supplier<? extends CompletionStage<T>> operation,

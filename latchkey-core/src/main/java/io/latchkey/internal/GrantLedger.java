@@ -189,6 +189,7 @@ final class GrantLedger {
    * one release by owner and fencing token, never retried. If it fails, the grant runs out with its
    * lease.
    */
+  @SuppressWarnings("FutureReturnValueIgnored") // the handler deals with every outcome itself
   void undo(GrantRef grant, LockMode mode, String why) {
     LOG.debug("undoing {} of {}: {}", mode, grant.name(), why);
     releaseOnBackend(grant, mode)
@@ -437,6 +438,7 @@ final class GrantLedger {
    * never shortens a lease): a confirmed grant is valid again, a gone one is lost, one that could
    * not be checked stays suspended until its lease timer decides.
    */
+  @SuppressWarnings("FutureReturnValueIgnored") // the handler deals with every outcome itself
   void confirm(List<GrantRef> grants) {
     if (grants.isEmpty()) {
       return;

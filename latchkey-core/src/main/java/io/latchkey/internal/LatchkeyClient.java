@@ -210,7 +210,13 @@ public final class LatchkeyClient implements Latchkey {
     // The first record is written before the client is handed out, so that a monitor that looks
     // right after connect sees it (this thread may wait: the timeout runs on the scheduler).
     write.get().join();
-    return scheduler.scheduleAtFixedRate(write::get, period, period, TimeUnit.MILLISECONDS);
+    return scheduler.scheduleAtFixedRate(
+        () -> {
+          var unused = write.get(); // its failure is logged by the stage itself
+        },
+        period,
+        period,
+        TimeUnit.MILLISECONDS);
   }
 
   // ---- Latchkey ----
@@ -289,6 +295,7 @@ public final class LatchkeyClient implements Latchkey {
   }
 
   @Override
+  @SuppressWarnings("FutureReturnValueIgnored") // the releases are collected and awaited below
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
@@ -367,6 +374,7 @@ public final class LatchkeyClient implements Latchkey {
    * scheduler or on a client library's network thread; if it is complete already, the caller's own
    * thread runs them. Cancelling the result cancels {@code source}.
    */
+  @SuppressWarnings("FutureReturnValueIgnored") // both handlers complete or cancel by themselves
   <T> CompletableFuture<T> toCaller(CompletableFuture<T> source) {
     if (source.isDone()) {
       return source;
@@ -436,6 +444,9 @@ public final class LatchkeyClient implements Latchkey {
    * @param leaseTime an explicit lease, or null for the watchdog
    * @return the lease, or null if the wait ran out
    */
+  // Handler futures left unread on purpose: leaving a wait queue is best effort: a failed leave
+  // expires with the queue keep-alive.
+  @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<@Nullable Lease> acquireLock(
       String name,
       String owner,
@@ -446,7 +457,7 @@ public final class LatchkeyClient implements Latchkey {
     ensureOpen();
     requireLeaseTime(leaseTime);
     boolean watchdog = leaseTime == null;
-    long leaseMillis = watchdog ? options.leaseTime().toMillis() : leaseTime.toMillis();
+    long leaseMillis = leaseTime == null ? options.leaseTime().toMillis() : leaseTime.toMillis();
     // A waiter queues so that a release wakes it alone; a try that will not wait does not.
     long keepAliveMillis = waitNanos == 0 ? 0 : options.queueKeepAlive().toMillis();
     LockRequest request = new LockRequest(name, owner, mode, leaseMillis, fair, keepAliveMillis);

@@ -73,6 +73,7 @@ final class LeaseRenewer {
     }
   }
 
+  @SuppressWarnings("FutureReturnValueIgnored") // the handler deals with every outcome itself
   private void renewBatch(List<Hold> batch) {
     Map<GrantRef, Hold> byGrant = new HashMap<>();
     for (Hold hold : batch) {

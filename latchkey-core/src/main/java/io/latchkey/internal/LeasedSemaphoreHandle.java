@@ -89,7 +89,7 @@ final class LeasedSemaphoreHandle extends LeaseIssuingHandle implements LeasedSe
     RANDOM.nextBytes(id);
     String permitId = HexFormat.of().formatHex(id);
     boolean watchdog = leaseTime == null;
-    long leaseMillis = watchdog ? client.options().leaseTime().toMillis() : leaseTime.toMillis();
+    long leaseMillis = (leaseTime == null ? client.options().leaseTime() : leaseTime).toMillis();
     Acquisition.WaitPlan plan =
         Acquisition.WaitPlan.ownerless(
             ResourceType.LEASED_SEMAPHORE, name, false, waitNanos, client.options());

@@ -144,6 +144,7 @@ public final class MultiLockHandle implements MultiLock {
     private final CompletableFuture<MultiLease> result = new CompletableFuture<>();
     private @Nullable CompletableFuture<Lease> inFlight;
 
+    @SuppressWarnings("FutureReturnValueIgnored") // the handler deals with every outcome itself
     AsyncAcquisition(List<DistributedLock> members, long deadline, @Nullable Duration leaseTime) {
       this.members = members;
       this.deadline = deadline;
@@ -156,6 +157,7 @@ public final class MultiLockHandle implements MultiLock {
           });
     }
 
+    @SuppressWarnings("FutureReturnValueIgnored") // the handler deals with every outcome itself
     synchronized void next() {
       if (result.isDone()) {
         return;

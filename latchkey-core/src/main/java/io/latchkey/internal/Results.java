@@ -26,6 +26,8 @@ final class Results {
    * The async form: a null result fails with {@link LockTimeoutException}, and cancelling the
    * returned future cancels the acquisition (whose late grant is then released).
    */
+  // Handler futures left unread on purpose: the handler relays the outcome into out itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
   static <T> CompletableFuture<T> orTimeoutAsync(
       CompletableFuture<@Nullable T> acquisition, Supplier<String> what, Duration wait) {
     CompletableFuture<T> out = new CompletableFuture<>();
@@ -50,6 +52,8 @@ final class Results {
     return cancellingUpstream(source.thenApply(mapping), source);
   }
 
+  // Handler futures left unread on purpose: the handler only propagates a cancellation upstream.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private static <T> CompletableFuture<T> cancellingUpstream(
       CompletableFuture<T> out, CompletableFuture<?> upstream) {
     out.whenComplete(

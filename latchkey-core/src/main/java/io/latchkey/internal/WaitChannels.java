@@ -63,6 +63,9 @@ final class WaitChannels {
     return waiter.signal;
   }
 
+  // Handler futures left unread on purpose: unsubscribing is best effort: the channel is already
+  // forgotten.
+  @SuppressWarnings("FutureReturnValueIgnored")
   void leave(Waiter waiter, boolean succeeded) {
     List<CompletableFuture<Void>> toWake = new ArrayList<>();
     synchronized (this) {

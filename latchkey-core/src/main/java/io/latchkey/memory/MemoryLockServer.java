@@ -224,7 +224,7 @@ public final class MemoryLockServer implements AutoCloseable {
       if (request.mode() == LockMode.SHARED
           && wasQueued
           && next != null
-          && lock.queue.get(next).mode() == LockMode.SHARED) {
+          && lock.queuedMode(next) == LockMode.SHARED) {
         // A queued reader entered: the reader behind it may enter beside it (a writer may not).
         wakeup = publish(ResourceType.LOCK, request.name(), Wakeup.forOwner(next));
       }
@@ -678,6 +678,12 @@ public final class MemoryLockServer implements AutoCloseable {
         }
       }
       return -1;
+    }
+
+    /** The mode a queued owner asked for, or null if it is not queued. */
+    @Nullable LockMode queuedMode(String owner) {
+      QueuePlace place = queue.get(owner);
+      return place == null ? null : place.mode();
     }
 
     @Nullable String queueHead() {

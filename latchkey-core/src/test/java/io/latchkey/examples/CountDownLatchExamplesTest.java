@@ -36,7 +36,7 @@ class CountDownLatchExamplesTest {
 
       // Each worker, in any process, counts down once when its shard is done.
       for (int shard = 0; shard < 3; shard++) {
-        workers.submit(() -> worker.countDownLatch("reindex/2024-06/shards").countDown());
+        workers.execute(() -> worker.countDownLatch("reindex/2024-06/shards").countDown());
       }
 
       // The coordinator waits for all three.

@@ -14,6 +14,7 @@ import io.latchkey.memory.MemoryLockServer;
 import io.latchkey.spi.GrantEvents;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -110,7 +111,7 @@ class LatchkeyClientTest {
       kept.addListener(recorder("kept", heard));
       dropped.addListener(recorder("dropped", heard));
 
-      events.get().allSuspended("connection reset");
+      Objects.requireNonNull(events.get()).allSuspended("connection reset");
       assertThat(kept.isValid()).isFalse();
       assertThat(dropped.isValid()).isFalse();
       await()
@@ -118,7 +119,7 @@ class LatchkeyClientTest {
           .until(() -> heard.containsAll(List.of("kept suspended", "dropped suspended")));
 
       b.admin().forceRelease("events/dropped");
-      events.get().allResumed();
+      Objects.requireNonNull(events.get()).allResumed();
       await()
           .atMost(Duration.ofSeconds(5))
           .until(() -> heard.containsAll(List.of("kept resumed", "dropped lost")));

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -88,9 +89,7 @@ class ManualClockEngineTest {
   }
 
   private RecordingBackend backend() {
-    RecordingBackend recording = backend;
-    assertThat(recording).isNotNull();
-    return recording;
+    return Objects.requireNonNull(backend, "no client was opened");
   }
 
   /** The drift allowance the engine takes off a lease: 1 % plus 2 ms. */
@@ -108,8 +107,7 @@ class ManualClockEngineTest {
 
   /** Takes a lock (watchdog-renewed if {@code leaseTime} is null) and listens for its loss. */
   private Lease listenedTo(String name, @Nullable Duration leaseTime) throws InterruptedException {
-    LatchkeyClient latchkey = client;
-    assertThat(latchkey).isNotNull();
+    LatchkeyClient latchkey = Objects.requireNonNull(client, "no client was opened");
     Lease lease =
         leaseTime == null
             ? latchkey.lock(name).acquire(Duration.ZERO)
@@ -377,8 +375,8 @@ class ManualClockEngineTest {
     assertThat(probe.admin().forceRelease("gone").toCompletableFuture().join()).isTrue();
     events.resumed(grantOf(lease));
 
-    assertThat(backend().renewals()).singleElement();
-    assertThat(heard).singleElement();
+    assertThat(backend().renewals()).hasSize(1);
+    assertThat(heard).hasSize(1);
     assertThat(lease.isValid()).isFalse();
     assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
   }

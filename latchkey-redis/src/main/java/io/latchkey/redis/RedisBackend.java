@@ -264,7 +264,8 @@ public final class RedisBackend implements LatchkeyBackend {
                         ? "; if the server does not speak TLS, use redis://"
                         : "")));
       }
-      throw abandon(settings, clients, e instanceof ExecutionException ? e.getCause() : e);
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+      throw abandon(settings, clients, cause);
     }
   }
 
@@ -319,6 +320,13 @@ public final class RedisBackend implements LatchkeyBackend {
    * A cluster client on the seeds. It reloads the topology when the cluster redirects a command or
    * a node is unknown or gone (adaptive refresh); the command connection also reloads it whenever
    * it reconnects.
+   *
+   * <p>Commands are accepted while a node connection is still being opened: since 7.7, Lettuce
+   * rejects a command that waits for a node connection it opens lazily (the first command to a
+   * master, or to a new master after a fail-over) when the client rejects commands while
+   * disconnected, which a client without auto-reconnect does by default. Accepted commands are
+   * still sent at most once: without auto-reconnect nothing re-sends a command queued on a node
+   * connection that dropped; it times out, and its failure retires the cluster connection.
    */
   private static RedisClusterClient clusterClient(
       ClientResources resources,
@@ -330,11 +338,13 @@ public final class RedisBackend implements LatchkeyBackend {
     client.setOptions(
         ClusterClientOptions.builder()
             .autoReconnect(reconnect)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
             .sslOptions(settings.sslOptions())
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             .socketOptions(socketOptions(context))
-            .topologyRefreshOptions(
-                ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
+            // Every adaptive refresh trigger (MOVED, ASK, reconnects...) is on by default since
+            // Lettuce 7, which deprecated the switch that turned them all on.
+            .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().build())
             .build());
     return client;
   }

@@ -178,7 +178,7 @@ final class RedisCommandConnection implements AutoCloseable {
         .whenComplete(
             (version, failure) -> {
               if (failure != null) {
-                link.connection().closeAsync();
+                var unused = link.connection().closeAsync(); // nothing to wait for
               }
             });
   }
@@ -256,6 +256,8 @@ final class RedisCommandConnection implements AutoCloseable {
     return executeOn(link -> command.apply(link.commands()));
   }
 
+  // Futures left unread on purpose: connected() takes every outcome of the connection attempt.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> CompletableFuture<T> executeOn(Function<Link, ? extends CompletionStage<T>> command) {
     Link open = current;
     if (open.isOpen()) {
@@ -286,6 +288,8 @@ final class RedisCommandConnection implements AutoCloseable {
     return reply;
   }
 
+  // Futures left unread on purpose: a connection opened too late is closed in the background.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void connected(@Nullable Link link, @Nullable Throwable failure) {
     List<WaitingCommand> waited;
     synchronized (this) {
@@ -308,6 +312,8 @@ final class RedisCommandConnection implements AutoCloseable {
     waited.forEach(command -> command.fail().accept(cause));
   }
 
+  // Futures left unread on purpose: the handler relays the outcome itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private static <T> void relay(CompletableFuture<T> from, CompletableFuture<T> to) {
     from.whenComplete(
         (value, failure) -> {
@@ -386,6 +392,9 @@ final class RedisCommandConnection implements AutoCloseable {
             });
   }
 
+  // Futures left unread on purpose: the handler only retires the connection; the caller reads the
+  // reply.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private <T> CompletableFuture<T> send(
       Link link, Function<Link, ? extends CompletionStage<T>> command) {
     CompletableFuture<T> reply;
@@ -425,6 +434,8 @@ final class RedisCommandConnection implements AutoCloseable {
    * Closes the current connection, once: one that dropped by itself still holds its resources until
    * closed, and Lettuce warns about a second close.
    */
+  // Futures left unread on purpose: the connection closes in the background.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void closeCurrent() {
     if (!currentClosed) {
       currentClosed = true;

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -178,7 +179,7 @@ final class RedisGrants {
     List<CompletableFuture<Long>> batch;
     String key;
     synchronized (this) {
-      BarrierGroup group = groups.get(id);
+      BarrierGroup group = Objects.requireNonNull(groups.get(id), "a sent group stays until done");
       batch = group.next;
       group.next = new ArrayList<>();
       key = group.key;
@@ -189,7 +190,8 @@ final class RedisGrants {
             (acknowledged, failure) -> {
               boolean again;
               synchronized (this) {
-                BarrierGroup group = groups.get(id);
+                BarrierGroup group =
+                    Objects.requireNonNull(groups.get(id), "a sent group stays until done");
                 again = !group.next.isEmpty();
                 if (!again) {
                   groups.remove(id);

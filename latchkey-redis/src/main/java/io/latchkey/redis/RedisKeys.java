@@ -287,7 +287,8 @@ final class RedisKeys {
 
   private static String globEscape(String literal) {
     StringBuilder pattern = new StringBuilder(literal.length());
-    for (char c : literal.toCharArray()) {
+    for (int i = 0; i < literal.length(); i++) {
+      char c = literal.charAt(i);
       if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
         pattern.append('\\');
       }

@@ -20,9 +20,9 @@ record RedisVersion(int major, int minor, int patch) {
    * @throws IllegalStateException if there is none
    */
   static RedisVersion ofInfo(String info) {
-    for (String line : info.split("\r?\n")) {
+    for (String line : info.split("\r?\n", -1)) {
       if (line.startsWith("redis_version:")) {
-        String[] parts = line.substring("redis_version:".length()).trim().split("\\.");
+        String[] parts = line.substring("redis_version:".length()).trim().split("\\.", -1);
         try {
           return new RedisVersion(
               Integer.parseInt(parts[0]),

@@ -123,6 +123,9 @@ final class RedisWakeups implements WakeupBus {
    * Removes a listener. The last one leaves the channel lingering: it is unsubscribed {@link
    * #LINGER} after that (at most one pending check per channel) if it has no listener then.
    */
+  // Futures left unread on purpose: the lingering check is a fire-and-forget task that logs its own
+  // failures.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private CompletionStage<Void> unsubscribe(
       String channelName, Channel channel, Consumer<Wakeup> listener) {
     synchronized (this) {

@@ -37,6 +37,8 @@ final class SharedClientResources {
     return shared;
   }
 
+  // Futures left unread on purpose: the last user lets the event loops shut down in the background.
+  @SuppressWarnings("FutureReturnValueIgnored")
   static synchronized void release() {
     ClientResources shared = resources;
     if (shared != null && --users == 0) {

@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -116,7 +117,7 @@ class RedisBackendTest {
     String[] command = new String[keys.length + 1];
     command[0] = "EXISTS";
     System.arraycopy(keys, 0, command, 1, keys.length);
-    return (Long) server.command(command);
+    return (Long) Objects.requireNonNull(server.command(command));
   }
 
   static List<String> awkwardNames() {
@@ -232,7 +233,10 @@ class RedisBackendTest {
         .until(
             () ->
                 ((List<?>)
-                        redis().command("PUBSUB", "NUMSUB", keys.wakeups(ResourceType.LOCK, name)))
+                        Objects.requireNonNull(
+                            redis()
+                                .command(
+                                    "PUBSUB", "NUMSUB", keys.wakeups(ResourceType.LOCK, name))))
                     .get(1)
                     .equals(1L));
     held.release();

@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -133,7 +134,8 @@ class RedisClusterTest {
   }
 
   private static long subscribers(RedisTestServer node, String numsub, String channel) {
-    return (Long) ((List<?>) node.command("PUBSUB", numsub, channel)).get(1);
+    return (Long)
+        ((List<?>) Objects.requireNonNull(node.command("PUBSUB", numsub, channel))).get(1);
   }
 
   private static long scriptCalls(RedisTestServer node) {
@@ -353,7 +355,9 @@ class RedisClusterTest {
     String targetId = String.valueOf(target.command("CLUSTER", "MYID"));
     target.command("CLUSTER", "SETSLOT", slotText, "IMPORTING", sourceId);
     source.command("CLUSTER", "SETSLOT", slotText, "MIGRATING", targetId);
-    List<?> keys = (List<?>) source.command("CLUSTER", "GETKEYSINSLOT", slotText, "1000");
+    List<?> keys =
+        (List<?>)
+            Objects.requireNonNull(source.command("CLUSTER", "GETKEYSINSLOT", slotText, "1000"));
     List<String> migrate =
         new ArrayList<>(
             List.of(

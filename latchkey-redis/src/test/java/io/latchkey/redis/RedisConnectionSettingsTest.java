@@ -185,20 +185,19 @@ class RedisConnectionSettingsTest {
 
   /** A self-signed EC CA certificate (PEM), valid until 2126; its key is not kept. */
   private static final String CA_PEM =
-      String.join(
-          "\n",
-          "-----BEGIN CERTIFICATE-----",
-          "MIIBlzCCAT2gAwIBAgIUJxs+BZ/k2sH5W9YCO4JYJBvmkTQwCgYIKoZIzj0EAwIw",
-          "IDEeMBwGA1UEAwwVbGF0Y2hrZXkgdW5pdC10ZXN0IENBMCAXDTI2MTEyMjAyMTE0",
-          "N1oYDzIxMjYxMDI5MDIxMTQ3WjAgMR4wHAYDVQQDDBVsYXRjaGtleSB1bml0LXRl",
-          "c3QgQ0EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASQe9YTNfD9mSC0syBWxLnX",
-          "Q9K9o7Fwn/cA+WHCMFhnd5R978YNKMs0wmGamQsnY+mIOk2H3DK2EwEjhvDgz7I0",
-          "o1MwUTAdBgNVHQ4EFgQUstmNLz+bQqCjaHTUJdc53RpzezEwHwYDVR0jBBgwFoAU",
-          "stmNLz+bQqCjaHTUJdc53RpzezEwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQD",
-          "AgNIADBFAiAT+bNXbuN2XT5Zro3Uxdcri00jvER5awi1FJbsM2Dt3wIhAPyEQLi8",
-          "fswblqodbUtrGIl4XBPaKi5vQEkKsxvU70UM",
-          "-----END CERTIFICATE-----",
-          "");
+      """
+      -----BEGIN CERTIFICATE-----
+      MIIBlzCCAT2gAwIBAgIUJxs+BZ/k2sH5W9YCO4JYJBvmkTQwCgYIKoZIzj0EAwIw
+      IDEeMBwGA1UEAwwVbGF0Y2hrZXkgdW5pdC10ZXN0IENBMCAXDTI2MTEyMjAyMTE0
+      N1oYDzIxMjYxMDI5MDIxMTQ3WjAgMR4wHAYDVQQDDBVsYXRjaGtleSB1bml0LXRl
+      c3QgQ0EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASQe9YTNfD9mSC0syBWxLnX
+      Q9K9o7Fwn/cA+WHCMFhnd5R978YNKMs0wmGamQsnY+mIOk2H3DK2EwEjhvDgz7I0
+      o1MwUTAdBgNVHQ4EFgQUstmNLz+bQqCjaHTUJdc53RpzezEwHwYDVR0jBBgwFoAU
+      stmNLz+bQqCjaHTUJdc53RpzezEwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQD
+      AgNIADBFAiAT+bNXbuN2XT5Zro3Uxdcri00jvER5awi1FJbsM2Dt3wIhAPyEQLi8
+      fswblqodbUtrGIl4XBPaKi5vQEkKsxvU70UM
+      -----END CERTIFICATE-----
+      """;
 
   private static String trusting(Path file) {
     return "rediss://127.0.0.1:6380?trustedCertificates="

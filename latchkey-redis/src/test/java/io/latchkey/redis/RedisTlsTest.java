@@ -13,6 +13,7 @@ import io.latchkey.spi.ResourceType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -107,7 +108,10 @@ class RedisTlsTest {
         .until(
             () ->
                 ((List<?>)
-                        redis().command("PUBSUB", "NUMSUB", keys.wakeups(ResourceType.LOCK, name)))
+                        Objects.requireNonNull(
+                            redis()
+                                .command(
+                                    "PUBSUB", "NUMSUB", keys.wakeups(ResourceType.LOCK, name))))
                     .get(1)
                     .equals(1L));
     long released = System.nanoTime();

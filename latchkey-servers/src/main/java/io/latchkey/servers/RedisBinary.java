@@ -57,7 +57,9 @@ public final class RedisBinary {
   private static final long VERSION_TIMEOUT_SECONDS = 10;
 
   private static @Nullable RedisBinary located;
-  private static @Nullable Optional<RedisBinary> extracted;
+  // Guarded by the class: whether fromMavenArtifact() has looked, and what it found.
+  private static boolean extractionTried;
+  private static @Nullable RedisBinary extracted;
 
   /** Where a {@link RedisBinary} was found. */
   public enum Source {
@@ -113,7 +115,7 @@ public final class RedisBinary {
     if (pathVariable == null) {
       return Optional.empty();
     }
-    for (String directory : pathVariable.split(Pattern.quote(File.pathSeparator))) {
+    for (String directory : pathVariable.split(Pattern.quote(File.pathSeparator), -1)) {
       if (directory.isEmpty()) {
         continue;
       }
@@ -144,12 +146,11 @@ public final class RedisBinary {
    *     example because a shared library it links against is missing)
    */
   public static synchronized Optional<RedisBinary> fromMavenArtifact() {
-    Optional<RedisBinary> binary = extracted;
-    if (binary == null) {
-      binary = extractFromArtifact();
-      extracted = binary;
+    if (!extractionTried) {
+      extracted = extractFromArtifact().orElse(null);
+      extractionTried = true;
     }
-    return binary;
+    return Optional.ofNullable(extracted);
   }
 
   /**
@@ -301,11 +302,11 @@ public final class RedisBinary {
     List<String> matches = new ArrayList<>();
     try {
       URLConnection connection = marker.openConnection();
-      if (!(connection instanceof JarURLConnection)) {
+      if (!(connection instanceof JarURLConnection jarConnection)) {
         return Optional.empty();
       }
-      connection.setUseCaches(false);
-      try (JarFile jar = ((JarURLConnection) connection).getJarFile()) {
+      jarConnection.setUseCaches(false);
+      try (JarFile jar = jarConnection.getJarFile()) {
         for (JarEntry entry : Collections.list(jar.entries())) {
           if (name.matcher(entry.getName()).matches()) {
             matches.add(entry.getName());
@@ -330,23 +331,15 @@ public final class RedisBinary {
     } else {
       return Optional.empty();
     }
-    String archPart;
-    switch (arch) {
-      case "amd64":
-      case "x86_64":
-        archPart = "amd64";
-        break;
-      case "aarch64":
-      case "arm64":
-        archPart = "arm64";
-        break;
-      case "x86":
-      case "i386":
-      case "i686":
-        archPart = "386";
-        break;
-      default:
-        return Optional.empty();
+    String archPart =
+        switch (arch) {
+          case "amd64", "x86_64" -> "amd64";
+          case "aarch64", "arm64" -> "arm64";
+          case "x86", "i386", "i686" -> "386";
+          default -> null;
+        };
+    if (archPart == null) {
+      return Optional.empty();
     }
     return Optional.of(osPart + "-" + archPart);
   }

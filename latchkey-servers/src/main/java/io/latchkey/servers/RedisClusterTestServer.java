@@ -219,7 +219,7 @@ public final class RedisClusterTestServer implements AutoCloseable {
   /** Parses {@code CLUSTER NODES}: id, address, flags, master, ping, pong, epoch, link, slots. */
   private static List<String[]> clusterNodes(RedisTestServer node) {
     List<String[]> entries = new ArrayList<>();
-    for (String line : String.valueOf(node.command("CLUSTER", "NODES")).split("\n")) {
+    for (String line : String.valueOf(node.command("CLUSTER", "NODES")).split("\n", -1)) {
       String trimmed = line.trim();
       if (!trimmed.isEmpty()) {
         String[] fields = trimmed.split(" ");

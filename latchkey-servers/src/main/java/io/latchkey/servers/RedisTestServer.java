@@ -405,7 +405,7 @@ public final class RedisTestServer implements AutoCloseable {
 
   static Map<String, String> parseInfo(String info) {
     Map<String, String> fields = new LinkedHashMap<>();
-    for (String line : info.split("\r?\n")) {
+    for (String line : info.split("\r?\n", -1)) {
       int colon = line.indexOf(':');
       if (line.isEmpty() || line.startsWith("#") || colon < 0) {
         continue;
@@ -547,22 +547,14 @@ public final class RedisTestServer implements AutoCloseable {
     config.append(directiveAndArgs.get(0));
     for (String arg : directiveAndArgs.subList(1, directiveAndArgs.size())) {
       config.append(" \"");
-      for (char c : arg.toCharArray()) {
+      for (int i = 0; i < arg.length(); i++) {
+        char c = arg.charAt(i);
         switch (c) {
-          case '"':
-            config.append("\\\"");
-            break;
-          case '\\':
-            config.append("\\\\");
-            break;
-          case '\n':
-            config.append("\\n");
-            break;
-          case '\r':
-            config.append("\\r");
-            break;
-          default:
-            config.append(c);
+          case '"' -> config.append("\\\"");
+          case '\\' -> config.append("\\\\");
+          case '\n' -> config.append("\\n");
+          case '\r' -> config.append("\\r");
+          default -> config.append(c);
         }
       }
       config.append('"');

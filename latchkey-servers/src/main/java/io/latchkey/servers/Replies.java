@@ -18,12 +18,12 @@ final class Replies {
   }
 
   static long integer(@Nullable Object reply, String what) {
-    if (reply instanceof Long) {
-      return (Long) reply;
+    if (reply instanceof Long number) {
+      return number;
     }
-    if (reply instanceof String) {
+    if (reply instanceof String text) {
       try {
-        return Long.parseLong((String) reply);
+        return Long.parseLong(text);
       } catch (NumberFormatException e) {
         throw new IllegalStateException("expected a number for " + what + " but got " + reply, e);
       }

@@ -104,8 +104,8 @@ final class RespConnection implements Closeable {
     writeArray(args);
     out.flush();
     Object reply = readReply();
-    if (reply instanceof RedisErrorReplyException) {
-      throw (RedisErrorReplyException) reply;
+    if (reply instanceof RedisErrorReplyException error) {
+      throw error;
     }
     return reply;
   }
@@ -133,21 +133,19 @@ final class RespConnection implements Closeable {
       throw new EOFException("connection closed by the server");
     }
     String line = readLine();
-    switch (type) {
-      case '+':
-        return line;
-      case '-':
-        return new RedisErrorReplyException(line);
-      case ':':
-        return Long.valueOf(parseLong(line));
-      case '$':
-        return readBulk(line);
-      case '*':
-        return readArray(line);
-      default:
-        throw new IOException(
-            "unsupported RESP reply type '" + (char) type + "' (only RESP2 is supported): " + line);
-    }
+    return switch (type) {
+      case '+' -> line;
+      case '-' -> new RedisErrorReplyException(line);
+      case ':' -> Long.valueOf(parseLong(line));
+      case '$' -> readBulk(line);
+      case '*' -> readArray(line);
+      default ->
+          throw new IOException(
+              "unsupported RESP reply type '"
+                  + (char) type
+                  + "' (only RESP2 is supported): "
+                  + line);
+    };
   }
 
   private @Nullable String readBulk(String header) throws IOException {

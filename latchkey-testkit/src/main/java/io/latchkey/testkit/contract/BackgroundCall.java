@@ -60,9 +60,9 @@ final class BackgroundCall<T> {
             () -> {
               Thread running = thread;
               return future.isDone()
-                  || running != null
+                  || (running != null
                       && (running.getState() == Thread.State.WAITING
-                          || running.getState() == Thread.State.TIMED_WAITING);
+                          || running.getState() == Thread.State.TIMED_WAITING));
             });
     return this;
   }

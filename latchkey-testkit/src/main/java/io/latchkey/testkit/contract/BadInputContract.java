@@ -175,6 +175,8 @@ public abstract class BadInputContract extends ContractSupport {
   }
 
   @Test
+  // Passes null where the API forbids it on purpose: checks that the call refuses it.
+  @SuppressWarnings("NullAway")
   void negativeWaitsAreRefused() {
     String name = uniqueName("bad-wait");
     DistributedLock lock = client().lock(name);
@@ -218,6 +220,8 @@ public abstract class BadInputContract extends ContractSupport {
   }
 
   @Test
+  // Passes null where the API forbids it on purpose: checks that the call refuses it.
+  @SuppressWarnings("NullAway")
   void nonPositiveLeaseTimesAreRefused() {
     String name = uniqueName("bad-lease");
     DistributedLock lock = client().lock(name);
@@ -313,6 +317,8 @@ public abstract class BadInputContract extends ContractSupport {
 
   @Test
   @RequiresFeature(Feature.LEASED_SEMAPHORE)
+  // Passes null where the API forbids it on purpose: checks that the call refuses it.
+  @SuppressWarnings("NullAway")
   void leasedSemaphoreArgumentsAreChecked() {
     LeasedSemaphore semaphore = client().leasedSemaphore(uniqueName("bad-leased"));
 
@@ -342,6 +348,8 @@ public abstract class BadInputContract extends ContractSupport {
   }
 
   @Test
+  // Passes null where the API forbids it on purpose: checks that the call refuses it.
+  @SuppressWarnings("NullAway")
   void ownerTokensAreChecked() {
     DistributedLock lock = client().lock(uniqueName("bad-token"));
 

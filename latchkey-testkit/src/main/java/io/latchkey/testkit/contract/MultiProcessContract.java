@@ -118,7 +118,7 @@ public abstract class MultiProcessContract extends ContractSupport {
     String name = uniqueName("process-kill-watchdog");
     WorkerJvm holder = startWorker("mode=hold", "lock=" + name);
     holder.awaitLine("READY", WORKER_START);
-    long token = Long.parseLong(holder.awaitLine("ACQUIRED", WORKER_START).split(" ")[0]);
+    long token = Long.parseLong(holder.awaitLine("ACQUIRED", WORKER_START).split(" ", -1)[0]);
     DistributedLock lock = client().lock(name);
 
     explained(
@@ -147,7 +147,7 @@ public abstract class MultiProcessContract extends ContractSupport {
     String name = uniqueName("process-kill-explicit");
     WorkerJvm holder = startWorker("mode=hold", "lock=" + name, "leaseMs=" + LONG_LEASE.toMillis());
     holder.awaitLine("READY", WORKER_START);
-    String[] acquired = holder.awaitLine("ACQUIRED", WORKER_START).split(" ");
+    String[] acquired = holder.awaitLine("ACQUIRED", WORKER_START).split(" ", -1);
     long token = Long.parseLong(acquired[0]);
     String workerClientId = acquired[1];
     String workerOwner = acquired[2];

@@ -118,13 +118,13 @@ public abstract class MutualExclusionStressContract extends ContractSupport {
   @RequiresFeature(Feature.FAIR_LOCK)
   public void fairLockKeepsTheCounterExact() throws InterruptedException {
     String name = uniqueName("stress-fair");
-    incrementUnderLeases(name, latchkey -> latchkey.fairLock(name)::acquire);
+    incrementUnderLeases(latchkey -> latchkey.fairLock(name)::acquire);
   }
 
   @Test
   public void mutexKeepsTheCounterExact() throws InterruptedException {
     String name = uniqueName("stress-mutex");
-    incrementUnderLeases(name, latchkey -> latchkey.mutex(name)::acquire);
+    incrementUnderLeases(latchkey -> latchkey.mutex(name)::acquire);
   }
 
   /** Where a stressing thread gets each of its leases. */
@@ -134,7 +134,7 @@ public abstract class MutualExclusionStressContract extends ContractSupport {
   }
 
   /** Every thread of every client increments under a lease from its client's source. */
-  private void incrementUnderLeases(String name, Function<Latchkey, LeaseSource> sources)
+  private void incrementUnderLeases(Function<Latchkey, LeaseSource> sources)
       throws InterruptedException {
     Counter counter = new Counter();
     int iterations = iterations();

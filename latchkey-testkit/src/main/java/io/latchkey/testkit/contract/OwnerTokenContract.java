@@ -150,6 +150,8 @@ public abstract class OwnerTokenContract extends ContractSupport {
   }
 
   @Test
+  // Passes null where the API forbids it on purpose: checks that the call refuses it.
+  @SuppressWarnings("NullAway")
   void parseRejectsGarbage() {
     OwnerToken token = client().newOwnerToken();
     String value = token.value();

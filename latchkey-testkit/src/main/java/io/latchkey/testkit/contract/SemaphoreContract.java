@@ -15,6 +15,7 @@ import io.latchkey.testkit.RequiresFeature;
 import io.latchkey.testkit.RequiresMissingFeature;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -345,7 +346,7 @@ public abstract class SemaphoreContract extends ContractSupport {
                   }
                 });
     assertStillWaiting("acquire on an empty semaphore", waiter);
-    waiterThread.get().interrupt();
+    Objects.requireNonNull(waiterThread.get(), "the waiter has not started").interrupt();
     assertThat(waiter).succeedsWithin(LONG_WAIT).isInstanceOf(InterruptedException.class);
 
     holder.release(1);
