@@ -14,6 +14,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
+// Scheduling tests keep only the futures they look at.
+@SuppressWarnings("FutureReturnValueIgnored")
 class ManualSchedulerTest {
   private final ManualTicker ticker = new ManualTicker();
   private final ManualScheduler scheduler = new ManualScheduler(ticker);

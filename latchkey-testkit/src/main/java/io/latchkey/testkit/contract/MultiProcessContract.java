@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       the lease plus one renew interval plus a margin, with a higher fencing token.
  *   <li>{@link #killedHolderWithExplicitLeaseStaysHeld}: a worker SIGKILLed while holding the lock
  *       with a long explicit lease leaves it held (the backend keeps the lease, not the process);
- *       with {@link Feature#INSPECTION} the monitor shows the dead holder; force release frees it.
+ *       with {@link Feature#ADMIN} the monitor shows the dead holder; force release frees it.
  * </ul>
  */
 @RequiresOtherProcesses
