@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
  *       each with its own owner and client id.
  *   <li>{@code listShowsHeldLocksOnly}: list contains every held lock (locks and mutexes) with its
  *       holder, and no released or never-taken lock.
- *   <li>{@code listIsRefusedWithoutTheFeature}: a backend without {@link Feature#ADMIN}
- *       refuses list with UnsupportedFeatureException.
+ *   <li>{@code listIsRefusedWithoutTheFeature}: a backend without {@link Feature#ADMIN} refuses
+ *       list with UnsupportedFeatureException.
  *   <li>{@code forceReleaseFreesAnotherClientsLock}: an administrator frees a lock that another
  *       client holds (true), a waiter gets it, and force release of a free lock returns false.
  *   <li>{@code remainingLeaseOfALock}: remainingLease is empty while free and shows the holder's
