@@ -222,9 +222,10 @@ final class LockClients implements AutoCloseable {
             false,
             LatchkeyOptions.defaults().queueKeepAlive().toMillis());
     return () -> {
-      AcquireResult granted;
-      while (!(granted = locks.tryAcquire(request).toCompletableFuture().join()).isGranted()) {
+      AcquireResult granted = locks.tryAcquire(request).toCompletableFuture().join();
+      while (!granted.isGranted()) {
         Thread.onSpinWait();
+        granted = locks.tryAcquire(request).toCompletableFuture().join();
       }
       GrantRef grant =
           new GrantRef(new HolderRef(ResourceType.LOCK, name, owner), granted.fencingToken());

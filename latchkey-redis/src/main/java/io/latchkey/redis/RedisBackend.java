@@ -246,10 +246,14 @@ public final class RedisBackend implements LatchkeyBackend {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      // Whatever connects late is closed: nothing else will.
-      command.thenAccept(RedisCommandConnection::close);
-      waits.thenAccept(connection -> closeIfAny(connection));
-      pubSub.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+      // Whatever connects late is closed: nothing else will (and nothing waits for it).
+      var unusedCommand = command.thenAccept(RedisCommandConnection::close);
+      var unusedWaits = waits.thenAccept(connection -> closeIfAny(connection));
+      var unusedPubSub =
+          pubSub.thenAccept(
+              connection -> {
+                var unusedClose = connection.closeAsync();
+              });
       if (e instanceof TimeoutException) {
         throw abandon(
             settings,
@@ -285,8 +289,9 @@ public final class RedisBackend implements LatchkeyBackend {
         clients.stream()
             .map(client -> client.shutdownAsync(0, 2, TimeUnit.SECONDS))
             .toArray(CompletableFuture<?>[]::new);
-    CompletableFuture.allOf(shutdowns)
-        .whenComplete((done, ignored) -> SharedClientResources.release());
+    var unused =
+        CompletableFuture.allOf(shutdowns)
+            .whenComplete((done, ignored) -> SharedClientResources.release());
     if (failure instanceof BackendUnavailableException unavailable) {
       return unavailable;
     }

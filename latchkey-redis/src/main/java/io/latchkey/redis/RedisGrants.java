@@ -84,6 +84,7 @@ final class RedisGrants {
    * @param undo undoes the grant of a reply
    * @return the reply
    */
+  @SuppressWarnings("FutureReturnValueIgnored") // the nested stage is composed right after
   <T> CompletableFuture<T> run(
       Supplier<String> what,
       Predicate<T> granted,
@@ -175,6 +176,7 @@ final class RedisGrants {
   }
 
   /** Sends the barrier for the grants waiting in a group, and the next one when it is back. */
+  @SuppressWarnings("FutureReturnValueIgnored") // the handler completes every waiting grant itself
   private void sendBarrier(RedisCommandConnection connection, int id) {
     List<CompletableFuture<Long>> batch;
     String key;

@@ -393,37 +393,35 @@ class RedisClusterTest {
                 .build());
     opened.add(client);
     Latchkey admin = connect(Duration.ofSeconds(1));
-    Map<RedisTestServer, String> names = oneNamePerMaster("stalled-" + System.nanoTime());
-    List<RedisTestServer> masters = new ArrayList<>(names.keySet());
-    RedisTestServer stalled = masters.get(0);
-    RedisTestServer forced = masters.get(1);
-    RedisTestServer healthy = masters.get(2);
-    Map<RedisTestServer, Lease> leases = new HashMap<>();
-    Map<RedisTestServer, List<LeaseLostException>> heard = new HashMap<>();
-    for (RedisTestServer master : masters) {
-      Lease lease = client.lock(names.get(master)).acquire(Duration.ZERO);
-      List<LeaseLostException> losses = new CopyOnWriteArrayList<>();
-      lease.onLost(losses::add);
-      leases.put(master, lease);
-      heard.put(master, losses);
-    }
+    List<Map.Entry<RedisTestServer, String>> names =
+        new ArrayList<>(oneNamePerMaster("stalled-" + System.nanoTime()).entrySet());
+    RedisTestServer stalled = names.get(0).getKey();
+    Lease stalledLease = client.lock(names.get(0).getValue()).acquire(Duration.ZERO);
+    Lease forcedLease = client.lock(names.get(1).getValue()).acquire(Duration.ZERO);
+    Lease healthyLease = client.lock(names.get(2).getValue()).acquire(Duration.ZERO);
+    List<LeaseLostException> stalledLosses = new CopyOnWriteArrayList<>();
+    List<LeaseLostException> forcedLosses = new CopyOnWriteArrayList<>();
+    List<LeaseLostException> healthyLosses = new CopyOnWriteArrayList<>();
+    stalledLease.onLost(stalledLosses::add);
+    forcedLease.onLost(forcedLosses::add);
+    healthyLease.onLost(healthyLosses::add);
 
     stalled.command("CLIENT", "PAUSE", "9000", "WRITE");
     try {
-      admin.admin().forceRelease(names.get(forced));
+      admin.admin().forceRelease(names.get(1).getValue());
       // The forced grant is gone on a healthy master: heard within a renewal or two, long before
       // the stalled master's call gives up (3 s) or the engine's bound (4 s).
-      await().atMost(Duration.ofMillis(1500)).until(() -> !heard.get(forced).isEmpty());
+      await().atMost(Duration.ofMillis(1500)).until(() -> !forcedLosses.isEmpty());
       // The stalled master's grant is no longer valid at its deadline (in doubt while its renewal
       // is on its way), and lost when that renewal gives up; the healthy one stays valid.
-      await().atMost(Duration.ofSeconds(3)).until(() -> !leases.get(stalled).isValid());
-      assertThat(leases.get(healthy).isValid()).isTrue();
-      await().atMost(Duration.ofSeconds(5)).until(() -> !heard.get(stalled).isEmpty());
-      assertThat(leases.get(healthy).isValid()).isTrue();
-      assertThat(heard.get(healthy)).isEmpty();
+      await().atMost(Duration.ofSeconds(3)).until(() -> !stalledLease.isValid());
+      assertThat(healthyLease.isValid()).isTrue();
+      await().atMost(Duration.ofSeconds(5)).until(() -> !stalledLosses.isEmpty());
+      assertThat(healthyLease.isValid()).isTrue();
+      assertThat(healthyLosses).isEmpty();
     } finally {
       stalled.command("CLIENT", "UNPAUSE");
     }
-    leases.get(healthy).release();
+    healthyLease.release();
   }
 }
