@@ -222,7 +222,7 @@ class LockExamplesTest {
       // tag::explicit-lease[]
       Lease lease = a.lock("reports/nightly").acquire(Duration.ZERO, Duration.ofMillis(200));
       AtomicReference<LeaseLostException> lost = new AtomicReference<>();
-      lease.onLost(lost::set); // runs on a latchkey thread; must not block
+      lease.onLost(lost::set); // runs on the callback executor, may block
 
       // The work takes longer than 200 ms: nobody renews the lease, it runs out.
       await().atMost(Duration.ofSeconds(2)).until(() -> lost.get() != null);
