@@ -33,11 +33,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -374,8 +376,17 @@ public final class LatchkeyClient implements Latchkey {
    * scheduler or on a client library's network thread; if it is complete already, the caller's own
    * thread runs them. Cancelling the result cancels {@code source}.
    */
-  @SuppressWarnings("FutureReturnValueIgnored") // both handlers complete or cancel by themselves
   <T> CompletableFuture<T> toCaller(CompletableFuture<T> source) {
+    return toCaller(source, nothing -> {});
+  }
+
+  /**
+   * {@link #toCaller(CompletableFuture)} for a stage whose value holds something (a lease,
+   * permits): if the caller cancelled while the value was on its way to the callback executor,
+   * nobody will take it, so {@code undo} gives it back.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // both handlers complete or cancel by themselves
+  <T> CompletableFuture<T> toCaller(CompletableFuture<T> source, Consumer<? super T> undo) {
     if (source.isDone()) {
       return source;
     }
@@ -389,11 +400,14 @@ public final class LatchkeyClient implements Latchkey {
                     () -> {
                       if (failure != null) {
                         out.completeExceptionally(BackendCalls.unwrap(failure));
-                      } else {
-                        out.complete(value);
+                      } else if (!out.complete(value)) {
+                        undo.accept(value);
                       }
                     });
-          } catch (java.util.concurrent.RejectedExecutionException refused) {
+          } catch (RejectedExecutionException refused) {
+            if (failure == null) {
+              undo.accept(value);
+            }
             out.completeExceptionally(refused);
           }
         });

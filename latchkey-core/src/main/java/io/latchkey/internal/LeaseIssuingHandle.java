@@ -48,7 +48,8 @@ abstract class LeaseIssuingHandle implements LeaseSource {
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait) {
     Arguments.wait(wait);
-    return client.toCaller(Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait));
+    return client.toCaller(
+        Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait), Lease::releaseAsync);
   }
 
   @Override
@@ -56,7 +57,8 @@ abstract class LeaseIssuingHandle implements LeaseSource {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
     return client.toCaller(
-        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait));
+        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait),
+        Lease::releaseAsync);
   }
 
   /** One attempt without waiting; null if nothing was granted. */

@@ -81,10 +81,11 @@ final class SemaphoreHandle implements DistributedSemaphore {
   public CompletionStage<Void> acquireAsync(int permits, Duration wait) {
     Arguments.permits(permits);
     Arguments.wait(wait);
-    return client.toCaller(
-        Results.map(
+    CompletableFuture<Boolean> taken =
+        client.toCaller(
             Results.orTimeoutAsync(start(permits, wait.toNanos()), () -> what(permits), wait),
-            taken -> null));
+            late -> releaseAsync(permits));
+    return Results.map(taken, done -> null);
   }
 
   private String what(int permits) {
