@@ -3,6 +3,8 @@ package io.latchkey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -85,6 +87,37 @@ class PublicApiTest {
         .containsExactlyInAnyOrder("BackendRegistry", "LatchkeyClient", "MultiLockHandle");
     assertThat(publicTypes("io.latchkey.memory"))
         .containsExactlyInAnyOrder("MemoryBackendProvider", "MemoryLockServer");
+  }
+
+  @Test
+  void moduleExportsTheApiTheSpiAndTheMemoryBackendButNotTheEngine() throws Exception {
+    ModuleDescriptor module = mainModule();
+    assertThat(module.name()).isEqualTo("io.latchkey");
+    assertThat(module.exports())
+        .allSatisfy(export -> assertThat(export.isQualified()).isFalse())
+        .extracting(ModuleDescriptor.Exports::source)
+        .containsExactlyInAnyOrder("io.latchkey", "io.latchkey.spi", "io.latchkey.memory");
+    assertThat(module.opens()).isEmpty();
+    assertThat(module.uses()).containsExactly("io.latchkey.spi.BackendProvider");
+    assertThat(module.provides())
+        .singleElement()
+        .satisfies(
+            provides -> {
+              assertThat(provides.service()).isEqualTo("io.latchkey.spi.BackendProvider");
+              assertThat(provides.providers())
+                  .containsExactly("io.latchkey.memory.MemoryBackendProvider");
+            });
+  }
+
+  /**
+   * The compiled module-info of the main classes, read whether the tests run as a module or not.
+   */
+  private static ModuleDescriptor mainModule() throws IOException, URISyntaxException {
+    URL mainClasses = Latchkey.class.getProtectionDomain().getCodeSource().getLocation();
+    try (InputStream in =
+        Files.newInputStream(Path.of(mainClasses.toURI()).resolve("module-info.class"))) {
+      return ModuleDescriptor.read(in);
+    }
   }
 
   private static List<String> publicTypes(String packageName)

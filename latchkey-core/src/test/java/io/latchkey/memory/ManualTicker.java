@@ -11,6 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ManualTicker implements Ticker {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
+  /** A clock at one second. */
+  public ManualTicker() {}
+
   @Override
   public long nanoTime() {
     return nanos.get();

@@ -1,6 +1,7 @@
 package io.latchkey.testkit.process;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
@@ -85,7 +86,7 @@ public final class WorkerJvm implements AutoCloseable {
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath());
     command.add(LockWorker.class.getName());
     command.addAll(args);
     Path errorLog = Files.createTempFile("latchkey-worker-", ".log");
@@ -99,6 +100,19 @@ public final class WorkerJvm implements AutoCloseable {
     WorkerJvm worker = new WorkerJvm(process, errorLog);
     worker.startReading();
     return worker;
+  }
+
+  /**
+   * This JVM's class path, and its module path when the tests run as modules (a backend module with
+   * a module-info is then on it): the worker runs all of them on its class path.
+   */
+  private static String classPath() {
+    String modulePath = System.getProperty("jdk.module.path", "");
+    String classPath = System.getProperty("java.class.path", "");
+    if (modulePath.isEmpty()) {
+      return classPath;
+    }
+    return classPath.isEmpty() ? modulePath : modulePath + File.pathSeparator + classPath;
   }
 
   private static Path javaExecutable() {
