@@ -525,4 +525,22 @@ class ManualClockEngineTest {
     assertThat(waiting).isCompleted();
     assertThat(waiting.join().isValid()).isTrue();
   }
+
+  /**
+   * The engine trusts the earlier of its lease and the validity the backend guarantees (a session
+   * timeout): a grant guaranteed for 3 s of a 30 s lease is valid for 3 s less the drift, each
+   * confirmed renewal moves that on by 3 s from when it was sent, and without one it is lost then.
+   */
+  @Test
+  void theBackendsValidityCapsTheLease() throws Exception {
+    open();
+    Duration cap = Duration.ofSeconds(3);
+    backend().capValidity(cap.toMillis());
+    Lease lease = listenedTo("capped", null);
+    assertThat(lease.remaining()).isEqualTo(trusted(cap));
+
+    // The watchdog renews every 10 s, later than the cap: nothing extends the grant in time.
+    assertLostExactlyAfter(lease, trusted(cap), "no renewal was confirmed");
+    assertThat(backend().renewals()).isEmpty();
+  }
 }

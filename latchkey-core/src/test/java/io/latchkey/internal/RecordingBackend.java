@@ -48,6 +48,7 @@ final class RecordingBackend implements BackendFactory {
   private final List<GrantRef> releases = new CopyOnWriteArrayList<>();
   private final List<Runnable> heldAnswers = new ArrayList<>();
   private volatile boolean dropRenewals;
+  private volatile long validityCap = -1;
   private volatile boolean holdAcquireAnswers;
   private volatile @Nullable BackendContext context;
 
@@ -82,6 +83,14 @@ final class RecordingBackend implements BackendFactory {
   }
 
   /** From now on, lock acquires are applied on the server but their answers are held back. */
+  /**
+   * From now on, grants and renewals say the backend guarantees them for only {@code millis} (as a
+   * ZooKeeper session timeout would); negative: no such bound.
+   */
+  void capValidity(long millis) {
+    validityCap = millis;
+  }
+
   void holdAcquireAnswers(boolean hold) {
     this.holdAcquireAnswers = hold;
   }
@@ -162,13 +171,30 @@ final class RecordingBackend implements BackendFactory {
     @Override
     public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
       renewals.add(new Renewal(ticker.nanoTime(), List.copyOf(grants), leaseMillis));
-      return dropRenewals ? new CompletableFuture<>() : inner.renew(grants, leaseMillis);
+      if (dropRenewals) {
+        return new CompletableFuture<>();
+      }
+      long cap = validityCap;
+      return cap < 0
+          ? inner.renew(grants, leaseMillis)
+          : inner
+              .renew(grants, leaseMillis)
+              .thenApply(answer -> new RenewResult(answer.gone(), answer.failed(), cap));
     }
 
     @Override
     public CompletionStage<AcquireResult> tryAcquire(LockRequest request) {
       acquireTimes.add(ticker.nanoTime());
-      CompletionStage<AcquireResult> answer = inner.locks().tryAcquire(request);
+      long cap = validityCap;
+      CompletionStage<AcquireResult> answer =
+          inner
+              .locks()
+              .tryAcquire(request)
+              .thenApply(
+                  result ->
+                      cap < 0 || !result.isGranted()
+                          ? result
+                          : AcquireResult.grantedFor(result.fencingToken(), result.holds(), cap));
       if (!holdAcquireAnswers) {
         return answer;
       }
