@@ -376,17 +376,8 @@ public final class LatchkeyClient implements Latchkey {
    * scheduler or on a client library's network thread; if it is complete already, the caller's own
    * thread runs them. Cancelling the result cancels {@code source}.
    */
-  <T> CompletableFuture<T> toCaller(CompletableFuture<T> source) {
-    return toCaller(source, nothing -> {});
-  }
-
-  /**
-   * {@link #toCaller(CompletableFuture)} for a stage whose value holds something (a lease,
-   * permits): if the caller cancelled while the value was on its way to the callback executor,
-   * nobody will take it, so {@code undo} gives it back.
-   */
   @SuppressWarnings("FutureReturnValueIgnored") // both handlers complete or cancel by themselves
-  <T> CompletableFuture<T> toCaller(CompletableFuture<T> source, Consumer<? super T> undo) {
+  <T> CompletableFuture<T> toCaller(CompletableFuture<T> source) {
     if (source.isDone()) {
       return source;
     }
@@ -400,12 +391,57 @@ public final class LatchkeyClient implements Latchkey {
                     () -> {
                       if (failure != null) {
                         out.completeExceptionally(BackendCalls.unwrap(failure));
-                      } else if (!out.complete(value)) {
-                        undo.accept(value);
+                      } else {
+                        out.complete(value);
                       }
                     });
           } catch (RejectedExecutionException refused) {
-            if (failure == null) {
+            out.completeExceptionally(refused);
+          }
+        });
+    out.whenComplete(
+        (value, failure) -> {
+          if (out.isCancelled()) {
+            source.cancel(false);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * The caller's stage of an acquisition: the grant, or {@link io.latchkey.LockTimeoutException}
+   * when the wait ran out (a null result), delivered as {@link #toCaller(CompletableFuture)} does.
+   * Cancelling it cancels the acquisition; a grant that races with the cancellation, at any step on
+   * its way, goes to {@code undo} instead of being dropped.
+   */
+  @SuppressWarnings("FutureReturnValueIgnored") // both handlers complete or cancel by themselves
+  <T> CompletableFuture<T> acquiredAsync(
+      CompletableFuture<@Nullable T> acquisition,
+      Supplier<String> what,
+      Duration wait,
+      Consumer<? super T> undo) {
+    CompletableFuture<T> out = new CompletableFuture<>();
+    boolean answered = acquisition.isDone();
+    acquisition.whenComplete(
+        (value, failure) -> {
+          Runnable deliver =
+              () -> {
+                if (failure != null) {
+                  out.completeExceptionally(BackendCalls.unwrap(failure));
+                } else if (value == null) {
+                  out.completeExceptionally(Results.timeout(what, wait));
+                } else if (!out.complete(value)) {
+                  undo.accept(value);
+                }
+              };
+          if (answered) {
+            deliver.run();
+            return;
+          }
+          try {
+            options.callbackExecutor().execute(deliver);
+          } catch (RejectedExecutionException refused) {
+            if (value != null) {
               undo.accept(value);
             }
             out.completeExceptionally(refused);
@@ -414,7 +450,7 @@ public final class LatchkeyClient implements Latchkey {
     out.whenComplete(
         (value, failure) -> {
           if (out.isCancelled()) {
-            source.cancel(false);
+            acquisition.cancel(false);
           }
         });
     return out;

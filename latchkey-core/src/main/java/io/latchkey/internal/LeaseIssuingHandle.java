@@ -48,17 +48,15 @@ abstract class LeaseIssuingHandle implements LeaseSource {
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait) {
     Arguments.wait(wait);
-    return client.toCaller(
-        Results.orTimeoutAsync(start(wait.toNanos(), null), this::what, wait), Lease::releaseAsync);
+    return client.acquiredAsync(start(wait.toNanos(), null), this::what, wait, Lease::releaseAsync);
   }
 
   @Override
   public CompletionStage<Lease> acquireAsync(Duration wait, Duration leaseTime) {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return client.toCaller(
-        Results.orTimeoutAsync(start(wait.toNanos(), leaseTime), this::what, wait),
-        Lease::releaseAsync);
+    return client.acquiredAsync(
+        start(wait.toNanos(), leaseTime), this::what, wait, Lease::releaseAsync);
   }
 
   /** One attempt without waiting; null if nothing was granted. */

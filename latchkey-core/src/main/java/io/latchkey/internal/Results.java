@@ -23,28 +23,6 @@ final class Results {
   }
 
   /**
-   * The async form: a null result fails with {@link LockTimeoutException}, and cancelling the
-   * returned future cancels the acquisition (whose late grant is then released).
-   */
-  // Handler futures left unread on purpose: the handler relays the outcome into out itself.
-  @SuppressWarnings("FutureReturnValueIgnored")
-  static <T> CompletableFuture<T> orTimeoutAsync(
-      CompletableFuture<@Nullable T> acquisition, Supplier<String> what, Duration wait) {
-    CompletableFuture<T> out = new CompletableFuture<>();
-    acquisition.whenComplete(
-        (value, failure) -> {
-          if (failure != null) {
-            out.completeExceptionally(BackendCalls.unwrap(failure));
-          } else if (value == null) {
-            out.completeExceptionally(timeout(what, wait));
-          } else {
-            out.complete(value);
-          }
-        });
-    return cancellingUpstream(out, acquisition);
-  }
-
-  /**
    * {@code source.thenApply(mapping)}, except that cancelling the result cancels {@code source} too
    * (a plain {@code thenApply} stage does not pass a cancellation upstream).
    */

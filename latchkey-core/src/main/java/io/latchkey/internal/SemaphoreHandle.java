@@ -82,8 +82,10 @@ final class SemaphoreHandle implements DistributedSemaphore {
     Arguments.permits(permits);
     Arguments.wait(wait);
     CompletableFuture<Boolean> taken =
-        client.toCaller(
-            Results.orTimeoutAsync(start(permits, wait.toNanos()), () -> what(permits), wait),
+        client.acquiredAsync(
+            start(permits, wait.toNanos()),
+            () -> what(permits),
+            wait,
             late -> releaseAsync(permits));
     return Results.map(taken, done -> null);
   }
