@@ -84,7 +84,7 @@ class FairLockExamplesTest {
     crashing.close(); // ... and its process dies: it stops renewing its place
 
     held.release();
-    // Its place runs out after its queueKeepAlive (1 s here); then `first` is served.
+    // It missed its turn after one hand-off (1 s by default); then `first` is served.
     next.get(10, TimeUnit.SECONDS).release();
     // end::dead-waiter[]
   }
