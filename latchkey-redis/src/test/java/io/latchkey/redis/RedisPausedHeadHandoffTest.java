@@ -64,8 +64,11 @@ class RedisPausedHeadHandoffTest {
         CompletableFuture<Long> live =
             CompletableFuture.supplyAsync(
                 () -> {
-                  try (Lease lease = liveLock.acquire(Duration.ofSeconds(30))) {
-                    return System.nanoTime();
+                  try {
+                    Lease lease = liveLock.acquire(Duration.ofSeconds(30));
+                    long at = System.nanoTime();
+                    lease.release();
+                    return at;
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException(e);
