@@ -510,7 +510,9 @@ public final class LatchkeyClient implements Latchkey {
     long leaseMillis = leaseTime == null ? options.leaseTime().toMillis() : leaseTime.toMillis();
     // A waiter queues so that a release wakes it alone; a try that will not wait does not.
     long keepAliveMillis = waitNanos == 0 ? 0 : options.queueKeepAlive().toMillis();
-    LockRequest request = new LockRequest(name, owner, mode, leaseMillis, fair, keepAliveMillis);
+    LockRequest request =
+        new LockRequest(
+            name, owner, mode, leaseMillis, fair, keepAliveMillis, handoffMillis(options));
     HolderRef ref = new HolderRef(ResourceType.LOCK, name, owner);
     long maxSleep =
         Math.min(options.recheckInterval().toNanos(), options.queueKeepAlive().toNanos() / 3);
@@ -548,6 +550,18 @@ public final class LatchkeyClient implements Latchkey {
               }
             })
         .start();
+  }
+
+  /**
+   * How long a woken lock waiter keeps the next grant to itself (see {@link LockRequest}): {@link
+   * LockRequest#DEFAULT_HANDOFF_MILLIS}, or a third of a shorter queue keep-alive, so that a missed
+   * turn ends well before the place of the waiter that missed it. A live waiter behind a paused or
+   * dead head gets a free lock within this plus one re-check ({@code min(recheckInterval,
+   * queueKeepAlive / 3)}), sooner if anyone else tries the lock meanwhile.
+   */
+  static long handoffMillis(LatchkeyOptions options) {
+    return Math.max(
+        1, Math.min(LockRequest.DEFAULT_HANDOFF_MILLIS, options.queueKeepAlive().toMillis() / 3));
   }
 
   private Acquisition.Attempt<Lease> lockAnswer(

@@ -181,8 +181,23 @@ public final class MemoryLockServer implements AutoCloseable {
           obstacleEnds = Math.max(obstacleEnds, other.expiresAt - now);
         }
       }
+      if (request.owner().equals(lock.wokenOwner)) {
+        // The woken owner came: its hand-off is over, granted or not.
+        lock.wokenOwner = null;
+      }
       boolean blockedByQueue = false;
       if (me == null && !blockedByHolders) {
+        String keptFor = pendingHandoff(request, lock, now);
+        if (keptFor != null) {
+          boolean bothShared =
+              request.mode() == LockMode.SHARED && lock.queuedMode(keptFor) == LockMode.SHARED;
+          if (keptFor.equals(request.owner())) {
+            lock.wokenOwner = null;
+          } else if (!bothShared) {
+            blockedByQueue = true;
+            obstacleEnds = lock.wokenAt + request.handoffMillis() - now;
+          }
+        }
         if (request.fair()) {
           String head = lock.queueHead();
           blockedByQueue = head != null && !head.equals(request.owner());
@@ -226,7 +241,7 @@ public final class MemoryLockServer implements AutoCloseable {
           && next != null
           && lock.queuedMode(next) == LockMode.SHARED) {
         // A queued reader entered: the reader behind it may enter beside it (a writer may not).
-        wakeup = publish(ResourceType.LOCK, request.name(), Wakeup.forOwner(next));
+        wakeup = wake(request.name(), lock, next, now);
       }
       result = AcquireResult.granted(me.token, holds);
     }
@@ -258,7 +273,7 @@ public final class MemoryLockServer implements AutoCloseable {
         lock.holders.remove(owner);
       }
       result = ReleaseResult.released(remaining);
-      wakeup = remaining == 0 ? wakeWaiters(name, lock, mode) : () -> {};
+      wakeup = remaining == 0 ? wakeWaiters(name, lock, mode, now) : () -> {};
       dropIfEmpty(name, lock);
     }
     wakeup.run();
@@ -266,16 +281,53 @@ public final class MemoryLockServer implements AutoCloseable {
   }
 
   /**
+   * The owner a free lock is kept for (its hand-off is pending and younger than the request's
+   * {@code handoffMillis}), or null. A woken owner that missed its turn (its hand-off is that old,
+   * or its place ran out) is dropped from the queue here, and the next head is woken in its stead
+   * and kept for; if that is the requesting owner, its attempt goes on without a wake-up. Call
+   * after purge, on a lock that no holder keeps from this request.
+   */
+  private @Nullable String pendingHandoff(LockRequest request, LockRecord lock, long now) {
+    String woken = lock.wokenOwner;
+    if (woken == null) {
+      return null;
+    }
+    if (lock.queue.containsKey(woken) && now - lock.wokenAt < request.handoffMillis()) {
+      return woken;
+    }
+    lock.wokenOwner = null;
+    lock.queue.remove(woken);
+    String head = lock.queueHead();
+    if (head == null) {
+      return null;
+    }
+    lock.wokenOwner = head;
+    lock.wokenAt = now;
+    if (!head.equals(request.owner())) {
+      // Delivered after the monitor is released, on the dispatcher thread like every wake-up.
+      publish(ResourceType.LOCK, request.name(), Wakeup.forOwner(head)).run();
+    }
+    return head;
+  }
+
+  /** Wakes a queued owner and starts its hand-off; returns the delivery. */
+  private Runnable wake(String name, LockRecord lock, String owner, long now) {
+    lock.wokenOwner = owner;
+    lock.wokenAt = now;
+    return publish(ResourceType.LOCK, name, Wakeup.forOwner(owner));
+  }
+
+  /**
    * After a release: if nobody holds the lock exclusively any more (or nobody at all, after a
    * shared release), the head of the wait queue may enter: wake it, and only it.
    */
-  private Runnable wakeWaiters(String name, LockRecord lock, LockMode released) {
+  private Runnable wakeWaiters(String name, LockRecord lock, LockMode released, long now) {
     boolean exclusiveLeft = lock.holders.values().stream().anyMatch(h -> h.exclusive > 0);
     if (exclusiveLeft || (released == LockMode.SHARED && !lock.holders.isEmpty())) {
       return () -> {};
     }
     String head = lock.queueHead();
-    return head == null ? () -> {} : publish(ResourceType.LOCK, name, Wakeup.forOwner(head));
+    return head == null ? () -> {} : wake(name, lock, head, now);
   }
 
   void leaveQueue(String name, String owner) {
@@ -285,13 +337,17 @@ public final class MemoryLockServer implements AutoCloseable {
       if (lock == null) {
         return;
       }
-      lock.purge(now());
+      long now = now();
+      lock.purge(now);
       boolean wasHead = owner.equals(lock.queueHead());
       lock.queue.remove(owner);
+      if (owner.equals(lock.wokenOwner)) {
+        lock.wokenOwner = null;
+      }
       String next = lock.queueHead();
       boolean exclusiveHeld = lock.holders.values().stream().anyMatch(h -> h.exclusive > 0);
       if (wasHead && next != null && !exclusiveHeld) {
-        wakeup = publish(ResourceType.LOCK, name, Wakeup.forOwner(next));
+        wakeup = wake(name, lock, next, now);
       }
       dropIfEmpty(name, lock);
     }
@@ -305,14 +361,16 @@ public final class MemoryLockServer implements AutoCloseable {
       if (lock == null) {
         return false;
       }
-      lock.purge(now());
+      long now = now();
+      lock.purge(now);
       Holder evicted = lock.holders.remove(owner);
       if (evicted == null) {
         dropIfEmpty(name, lock);
         return false;
       }
       wakeup =
-          wakeWaiters(name, lock, evicted.exclusive > 0 ? LockMode.EXCLUSIVE : LockMode.SHARED);
+          wakeWaiters(
+              name, lock, evicted.exclusive > 0 ? LockMode.EXCLUSIVE : LockMode.SHARED, now);
       dropIfEmpty(name, lock);
     }
     wakeup.run();
@@ -658,6 +716,14 @@ public final class MemoryLockServer implements AutoCloseable {
 
     /** Waiters in arrival order, each with the mode it asked for and the deadline of its place. */
     final LinkedHashMap<String, QueuePlace> queue = new LinkedHashMap<>();
+
+    /**
+     * The owner whose hand-off is pending (woken at {@link #wokenAt}, not come yet), or null; see
+     * {@link LockRequest}.
+     */
+    @Nullable String wokenOwner;
+
+    long wokenAt;
 
     void purge(long now) {
       holders.values().removeIf(holder -> holder.expiresAt <= now);

@@ -166,11 +166,47 @@ class MemoryLockServerTest {
     a.locks().release(anyGrant("x", "a:1"), LockMode.EXCLUSIVE);
     assertThat(heard.poll(5, java.util.concurrent.TimeUnit.SECONDS))
         .isEqualTo(io.latchkey.spi.Wakeup.forOwner("b:1"));
+    // The free lock is kept for the woken head during its hand-off: a barger is refused.
+    assertThat(acquire(a, exclusive("a:9", 1000)).isGranted()).isFalse();
+    assertThat(acquire(b, waitsFirst).isGranted()).isTrue();
     // A try that does not wait is not queued, so it is never woken.
-    assertThat(acquire(a, exclusive("a:9", 1000)).isGranted()).isTrue();
     assertThat(acquire(b, exclusive("b:3", 1000)).isGranted()).isFalse();
     assertThat(a.admin().inspect("x").toCompletableFuture().join().orElseThrow().queuedWaiters())
-        .isEqualTo(2);
+        .isEqualTo(1);
+    assertThat(heard.poll(200, java.util.concurrent.TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  @Test
+  void aWokenHeadThatDoesNotComeMissesItsTurnAfterTheHandoff() throws Exception {
+    java.util.concurrent.BlockingQueue<io.latchkey.spi.Wakeup> heard =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    b.wakeups().subscribe(ResourceType.LOCK, "x", heard::add).toCompletableFuture().join();
+    acquire(a, exclusive("a:1", 1000));
+    LockRequest paused = new LockRequest("x", "b:1", LockMode.EXCLUSIVE, 1000, false, 5000, 300);
+    LockRequest live = new LockRequest("x", "b:2", LockMode.EXCLUSIVE, 1000, false, 5000, 300);
+    LockRequest barger = new LockRequest("x", "a:9", LockMode.EXCLUSIVE, 1000, false, 0, 300);
+    acquire(b, paused);
+    acquire(b, live);
+    a.locks().release(anyGrant("x", "a:1"), LockMode.EXCLUSIVE);
+    assertThat(heard.poll(5, java.util.concurrent.TimeUnit.SECONDS))
+        .isEqualTo(io.latchkey.spi.Wakeup.forOwner("b:1"));
+
+    clock.advance(Duration.ofMillis(299));
+    AcquireResult kept = acquire(a, barger);
+    assertThat(kept.isGranted()).isFalse();
+    assertThat(kept.retryAfterMillis()).as("when the hand-off ends").isEqualTo(1);
+
+    clock.advance(Duration.ofMillis(1));
+    AcquireResult passedOn = acquire(a, barger);
+    assertThat(passedOn.isGranted()).as("kept for the next waiter now").isFalse();
+    assertThat(passedOn.retryAfterMillis()).isEqualTo(300);
+    assertThat(heard.poll(5, java.util.concurrent.TimeUnit.SECONDS))
+        .isEqualTo(io.latchkey.spi.Wakeup.forOwner("b:2"));
+    assertThat(acquire(b, live).isGranted()).isTrue();
+    assertThat(a.admin().inspect("x").toCompletableFuture().join().orElseThrow().queuedWaiters())
+        .as("the head that missed its turn lost its place")
+        .isZero();
+    assertThat(acquire(b, paused).isGranted()).as("it comes back: queued again").isFalse();
   }
 
   @Test

@@ -18,6 +18,9 @@ import java.util.Optional;
  * latchkey:lock:{N}:queue-writers        zset   waiting owner that asked for the exclusive mode,
  *                                               scored by arrival (readers wait behind it)
  *                                               PEXPIRE of all three = the latest deadline
+ * latchkey:lock:{N}:queue-handoff        string 'wokenAt:owner': the queued owner last woken, whose
+ *                                               hand-off is pending (LockRequest); PX = the end
+ *                                               of that owner's place
  * latchkey:lock:{N}:wakeups              pub/sub channel of the lock (a shard channel in Cluster)
  * latchkey:semaphore:{N}                 string available permits
  * latchkey:semaphore:{N}:wakeups         pub/sub channel
@@ -49,6 +52,7 @@ final class RedisKeys {
   private static final String QUEUE = ":queue";
   private static final String QUEUE_DEADLINES = ":queue-deadlines";
   private static final String QUEUE_WRITERS = ":queue-writers";
+  private static final String QUEUE_HANDOFF = ":queue-handoff";
 
   private final String prefix;
 
@@ -97,25 +101,40 @@ final class RedisKeys {
     return lock(name) + QUEUE_WRITERS;
   }
 
+  String lockQueueHandoff(String name) {
+    return lock(name) + QUEUE_HANDOFF;
+  }
+
   /**
    * The KEYS of the acquire script: holders, fencing counter, wait queue, queue deadlines, queued
-   * writers, wake-up channel.
+   * writers, wake-up channel, hand-off.
    */
   String[] lockAcquireKeys(String name) {
     LockKeys lock = lockKeys(name);
     return new String[] {
-      lock.holders, lock.fence, lock.queue, lock.queueDeadlines, lock.queueWriters, lock.wakeups
+      lock.holders,
+      lock.fence,
+      lock.queue,
+      lock.queueDeadlines,
+      lock.queueWriters,
+      lock.wakeups,
+      lock.queueHandoff
     };
   }
 
   /**
    * The KEYS of the scripts that change holders or the queue and may wake the queue head: holders,
-   * wait queue, queue deadlines, queued writers, wake-up channel.
+   * wait queue, queue deadlines, queued writers, wake-up channel, hand-off.
    */
   String[] lockQueueKeys(String name) {
     LockKeys lock = lockKeys(name);
     return new String[] {
-      lock.holders, lock.queue, lock.queueDeadlines, lock.queueWriters, lock.wakeups
+      lock.holders,
+      lock.queue,
+      lock.queueDeadlines,
+      lock.queueWriters,
+      lock.wakeups,
+      lock.queueHandoff
     };
   }
 
@@ -136,7 +155,8 @@ final class RedisKeys {
             holders + QUEUE,
             holders + QUEUE_DEADLINES,
             holders + QUEUE_WRITERS,
-            holders + WAKEUPS);
+            holders + WAKEUPS,
+            holders + QUEUE_HANDOFF);
     recentLocks[slot] = built;
     return built;
   }
@@ -149,7 +169,8 @@ final class RedisKeys {
       String queue,
       String queueDeadlines,
       String queueWriters,
-      String wakeups) {}
+      String wakeups,
+      String queueHandoff) {}
 
   String semaphore(String name) {
     return prefix + SEMAPHORE + tag(name);

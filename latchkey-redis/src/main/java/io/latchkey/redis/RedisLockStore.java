@@ -50,7 +50,8 @@ final class RedisLockStore implements LockStore {
             Long.toString(request.leaseMillis()),
             request.fair() ? "1" : "0",
             Long.toString(request.queueKeepAliveMillis()),
-            clientId)
+            clientId,
+            Long.toString(request.handoffMillis()))
         .thenApply(RedisReplies::acquireResult);
   }
 

@@ -7,6 +7,7 @@
 --   lock holder     owner -> 'expiresAt:token:exclusiveHolds:sharedHolds:clientId'
 --   wait queue      owner scored by arrival, owner scored by deadline, and of the writers among
 --                   them, owner scored by arrival (three sorted sets)
+--   hand-off        'wokenAt:owner': the queued owner last woken and when (a string key)
 --   leased permit   permit id -> 'expiresAt:token'
 -- Every record starts with its deadline, so the renewal script treats holders and permits alike.
 
@@ -225,17 +226,65 @@ local function exclusive_held(holders)
   return false
 end
 
+-- The hand-off (io.latchkey.spi.LockRequest, docs/adr/0003-wait-queue-for-every-waiter.md): every
+-- wake-up aimed at a queued owner records whom and when; an attempt of that owner ends it; while
+-- it is younger than the requesting attempt's handoffMillis, the lock's next new holder is kept for
+-- that owner; older, the owner has missed its turn and the next head is served.
+
+-- Wakes a queued owner and starts its hand-off; the record lives no longer than the owner's place.
+local function wake(handoff, deadlines, channel, owner, now)
+  publish(channel, '1', owner)
+  local place_ends = tonumber(redis.call('ZSCORE', deadlines, owner)) or now + 1
+  redis.call('SET', handoff, int(now) .. ':' .. owner, 'PX', int(math.max(place_ends - now, 1)))
+end
+
+-- The pending hand-off: the woken owner and when it was woken, or nil.
+local function read_handoff(handoff)
+  local record = redis.call('GET', handoff)
+  if record == false then
+    return nil, 0
+  end
+  local woken_at, owner = string.match(record, '^(%d+):(.*)$')
+  return owner, tonumber(woken_at)
+end
+
+-- The owner a free lock is kept for and the milliseconds left of its hand-off, or nil. A woken
+-- owner that missed its turn (its hand-off is handoff_ms old, or its place ran out) loses its place
+-- here, and the next live head is woken in its stead (no message when that head is the requesting
+-- owner: its attempt goes on). Call on a lock that no holder keeps from the requesting owner.
+local function pending_handoff(handoff, queue, deadlines, writers, channel, owner, handoff_ms, now)
+  local woken, woken_at = read_handoff(handoff)
+  if woken == nil then
+    return nil, 0
+  end
+  local place_ends = tonumber(redis.call('ZSCORE', deadlines, woken))
+  if place_ends ~= nil and place_ends > now and now - woken_at < handoff_ms then
+    return woken, woken_at + handoff_ms - now
+  end
+  redis.call('DEL', handoff)
+  dequeue(queue, deadlines, writers, woken, now)
+  local head = live_queue_head(queue, deadlines, writers, now)
+  if head == nil then
+    return nil, 0
+  end
+  if head == owner then
+    return head, handoff_ms
+  end
+  wake(handoff, deadlines, channel, head, now)
+  return head, handoff_ms
+end
+
 -- After an owner's last hold of a mode was released (exclusive: of the exclusive mode), or a holder
 -- was evicted (exclusive: it held the lock exclusively): if nobody holds the lock exclusively any
 -- more, and after a shared hold nobody at all, the head of the wait queue may enter. Wakes it, and
 -- only it; with an empty queue nobody waits.
-local function wake_queue_head(queue, deadlines, writers, channel, holders, exclusive, now)
+local function wake_queue_head(queue, deadlines, writers, channel, handoff, holders, exclusive, now)
   if exclusive_held(holders) or (not exclusive and next(holders) ~= nil) then
     return
   end
   local head = live_queue_head(queue, deadlines, writers, now)
   if head ~= nil then
-    publish(channel, '1', head)
+    wake(handoff, deadlines, channel, head, now)
   end
 end
 

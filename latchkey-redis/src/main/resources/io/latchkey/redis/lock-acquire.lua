@@ -1,14 +1,15 @@
 -- One acquire attempt on a lock (the grant and queue rules of io.latchkey.spi.LockRequest).
 -- KEYS[1] holders, KEYS[2] fencing counter, KEYS[3] wait queue, KEYS[4] queue deadlines,
--- KEYS[5] queued writers, KEYS[6] wake-up channel
+-- KEYS[5] queued writers, KEYS[6] wake-up channel, KEYS[7] hand-off
 -- ARGV[1] owner, ARGV[2] 'x' (exclusive) or 's' (shared), ARGV[3] lease ms, ARGV[4] '1' if fair,
--- ARGV[5] queue keep-alive ms (0: do not queue), ARGV[6] client id
+-- ARGV[5] queue keep-alive ms (0: do not queue), ARGV[6] client id, ARGV[7] hand-off ms
 -- Returns acquire_reply(status, token, holds, retryAfterMillis); status 1 granted, 0 busy,
 -- 2 upgrade refused.
 local owner = ARGV[1]
 local exclusive = ARGV[2] == 'x'
 local fair = ARGV[4] == '1'
 local keep_alive = tonumber(ARGV[5])
+local handoff_ms = tonumber(ARGV[7])
 local now = now_millis()
 local holders = read_holders(KEYS[1], now)
 local me = holders[owner]
@@ -27,6 +28,21 @@ for id, holder in pairs(holders) do
 end
 
 local behind_others = false
+-- The owner last woken came: its hand-off is over, granted or not.
+local woken = read_handoff(KEYS[7])
+if woken == owner then
+  redis.call('DEL', KEYS[7])
+elseif woken ~= nil and me == nil and not blocked then
+  -- A free lock is kept for a woken owner until its hand-off runs out; then it is served next.
+  local kept_for, kept_ms =
+    pending_handoff(KEYS[7], KEYS[3], KEYS[4], KEYS[5], KEYS[6], owner, handoff_ms, now)
+  if kept_for == owner then
+    redis.call('DEL', KEYS[7])
+  elseif kept_for ~= nil and (exclusive or is_writer(KEYS[5], kept_for)) then
+    behind_others = true
+    obstacle_ends = kept_ms
+  end
+end
 -- Whether the queue may hold this owner; a fair first attempt sees that it is empty.
 local may_be_queued = true
 if fair and me == nil and not blocked then
@@ -74,7 +90,7 @@ if not exclusive and was_queued then
   -- A queued reader entered: the reader behind it may enter beside it (a writer may not).
   local next_waiter = live_queue_head(KEYS[3], KEYS[4], KEYS[5], now)
   if next_waiter ~= nil and not is_writer(KEYS[5], next_waiter) then
-    publish(KEYS[6], '1', next_waiter)
+    wake(KEYS[7], KEYS[4], KEYS[6], next_waiter, now)
   end
 end
 return acquire_reply(1, me.token, holds, -1)

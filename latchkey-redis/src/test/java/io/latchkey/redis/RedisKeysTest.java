@@ -42,6 +42,7 @@ class RedisKeysTest {
             keys.lockQueue(name),
             keys.lockQueueDeadlines(name),
             keys.lockQueueWriters(name),
+            keys.lockQueueHandoff(name),
             keys.wakeups(ResourceType.LOCK, name));
     assertThat(lockKeys)
         .extracting(SlotHash::getSlot)

@@ -2,6 +2,7 @@ package io.latchkey.testkit;
 
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
+import io.latchkey.spi.BackendFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +71,18 @@ public abstract class ContractSupport {
    * @return a new client with those options
    */
   protected Latchkey newClient(UnaryOperator<LatchkeyOptions.Builder> options) {
-    Latchkey opened = Latchkey.using(fixture().backend(), options.apply(testOptions()).build());
+    return newClient(UnaryOperator.identity(), options);
+  }
+
+  /**
+   * @param backend wraps the fixture's backend, e.g. to pause the new client like a stopped process
+   * @param options changes to {@link #testOptions()}
+   * @return a new client on the wrapped backend with those options
+   */
+  protected Latchkey newClient(
+      UnaryOperator<BackendFactory> backend, UnaryOperator<LatchkeyOptions.Builder> options) {
+    Latchkey opened =
+        Latchkey.using(backend.apply(fixture().backend()), options.apply(testOptions()).build());
     synchronized (clients) {
       clients.add(opened);
     }

@@ -167,6 +167,23 @@ abstract class SpiContractSupport extends ContractSupport {
     return new LockRequest(name, owner, mode, LONG_LEASE, fair, KEEP_QUEUED);
   }
 
+  /** A hand-off that does not run out while a test runs. */
+  static final long LONG_HANDOFF = 30_000;
+
+  /**
+   * An exclusive request with a long lease that queues for {@link #KEEP_QUEUED} if refused and
+   * counts a woken owner's hand-off as missed after {@code handoffMillis}.
+   */
+  static LockRequest handingOff(String name, String owner, boolean fair, long handoffMillis) {
+    return handingOff(name, owner, LockMode.EXCLUSIVE, fair, handoffMillis);
+  }
+
+  /** Like {@link #handingOff(String, String, boolean, long)}, in a given mode. */
+  static LockRequest handingOff(
+      String name, String owner, LockMode mode, boolean fair, long handoffMillis) {
+    return new LockRequest(name, owner, mode, LONG_LEASE, fair, KEEP_QUEUED, handoffMillis);
+  }
+
   /** The grant of a lock owner with a given token. */
   static GrantRef lockGrant(String name, String owner, long token) {
     return new GrantRef(new HolderRef(ResourceType.LOCK, name, owner), token);
@@ -296,6 +313,13 @@ abstract class SpiContractSupport extends ContractSupport {
         throw new AssertionError("no wake-up within " + Awaiting.PATIENCE);
       }
       return wakeup;
+    }
+
+    /**
+     * @return whether a wake-up has arrived and is waiting to be read, without waiting
+     */
+    boolean arrived() {
+      return !queue.isEmpty();
     }
 
     /** Checks that nothing arrives within {@link #QUIET}. */

@@ -48,6 +48,16 @@ import org.junit.jupiter.api.Test;
  *       releases the exclusive one leaves no exclusive holder, so the queued reader is woken.
  *   <li>{@link #headLeavingTheQueueWakesTheNext}: when the head of the queue of a free lock gives
  *       up, the next waiter is woken.
+ *   <li>{@link #wokenHeadKeepsAFreeLockDuringItsHandoff}: a released lock whose head was woken is
+ *       kept for that head while its hand-off lasts: a barger and the waiter behind are refused
+ *       (with the hand-off's end as their hint), the head is granted.
+ *   <li>{@link #wokenHeadThatDoesNotComeMissesItsTurn}: a woken head that does not come within the
+ *       hand-off is skipped: the waiter behind it is granted, the head lost its place, and its next
+ *       attempt queues again (at the tail).
+ *   <li>{@link #missedTurnWakesTheNextWaiter}: an attempt that finds the woken head's hand-off over
+ *       wakes the next waiter and keeps the lock for it.
+ *   <li>{@link #readersMayEnterBesideAWokenReader}: a lock kept for a woken reader still lets a new
+ *       reader in.
  * </ul>
  */
 public abstract class WaitQueueContract extends SpiContractSupport {
@@ -333,5 +343,106 @@ public abstract class WaitQueueContract extends SpiContractSupport {
     join(waiterBackend.locks().leaveQueue(name, head));
 
     assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(next));
+  }
+
+  @Test
+  void wokenHeadKeepsAFreeLockDuringItsHandoff() {
+    String name = uniqueName("spi-handoff-kept");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    String holder = owner("holder");
+    String head = owner("head");
+    String behind = owner("behind");
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
+    refused(waiterBackend, queued(name, behind, false), LONG_LEASE);
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+
+    // Hand-offs far longer than the test: the lock stays kept for the head.
+    LockRequest barger =
+        new LockRequest(
+            name, owner("barger"), LockMode.EXCLUSIVE, LONG_LEASE, false, 0, LONG_HANDOFF);
+    AcquireResult refusal = refused(holderBackend, barger, 0);
+    assertThat(refusal.retryAfterMillis())
+        .as("the hint of a refusal for a hand-off: when it ends")
+        .isPositive()
+        .isLessThanOrEqualTo(LONG_HANDOFF);
+    refused(waiterBackend, handingOff(name, behind, false, LONG_HANDOFF), 0);
+    acquired(waiterBackend, handingOff(name, head, false, LONG_HANDOFF));
+  }
+
+  @Test
+  @RequiresFeature({Feature.ADMIN, Feature.FAIR_LOCK})
+  void wokenHeadThatDoesNotComeMissesItsTurn() {
+    String name = uniqueName("spi-handoff-missed");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    String holder = owner("holder");
+    String head = owner("head");
+    String behind = owner("behind");
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(waiterBackend, queued(name, head, true), LONG_LEASE);
+    refused(waiterBackend, queued(name, behind, true), LONG_LEASE);
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+
+    Awaiting.eventually()
+        .until(
+            () ->
+                join(waiterBackend.locks().tryAcquire(handingOff(name, behind, true, SHORT_LEASE)))
+                    .isGranted());
+
+    assertThat(queuedWaiters(holderBackend, name)).as("the head lost its place").isZero();
+    refused(waiterBackend, handingOff(name, head, true, LONG_HANDOFF), LONG_LEASE);
+    assertThat(queuedWaiters(holderBackend, name)).as("the head queued again").isEqualTo(1);
+  }
+
+  @Test
+  @RequiresFeature(Feature.WAKEUP_PUSH)
+  void missedTurnWakesTheNextWaiter() {
+    String name = uniqueName("spi-handoff-wakes");
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
+    String holder = owner("holder");
+    String head = owner("head");
+    String behind = owner("behind");
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
+    refused(waiterBackend, queued(name, behind, false), LONG_LEASE);
+    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+    assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(head));
+
+    // A barger that counts any hand-off older than 1 ms as missed: refused either way.
+    LockRequest barger =
+        new LockRequest(name, owner("barger"), LockMode.EXCLUSIVE, LONG_LEASE, false, 0, 1);
+    Awaiting.eventually()
+        .until(
+            () -> {
+              refused(holderBackend, barger, 0);
+              return wakeups.arrived();
+            });
+
+    assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(behind));
+    refused(holderBackend, handingOff(name, owner("late"), false, LONG_HANDOFF), 0);
+    acquired(waiterBackend, handingOff(name, behind, false, LONG_HANDOFF));
+  }
+
+  @Test
+  @RequiresFeature(Feature.READ_WRITE_LOCK)
+  void readersMayEnterBesideAWokenReader() {
+    String name = uniqueName("spi-handoff-readers");
+    LatchkeyBackend writerBackend = open();
+    LatchkeyBackend readerBackend = open();
+    String writer = owner("writer");
+    String reader = owner("reader");
+    long token = acquired(writerBackend, exclusive(name, writer)).fencingToken();
+    refused(readerBackend, queued(name, reader, LockMode.SHARED, false), LONG_LEASE);
+    release(writerBackend, name, writer, token, LockMode.EXCLUSIVE);
+
+    LockRequest newReader =
+        new LockRequest(
+            name, owner("new-reader"), LockMode.SHARED, LONG_LEASE, false, 0, LONG_HANDOFF);
+    acquired(readerBackend, newReader);
+    acquired(readerBackend, handingOff(name, reader, LockMode.SHARED, false, LONG_HANDOFF));
   }
 }

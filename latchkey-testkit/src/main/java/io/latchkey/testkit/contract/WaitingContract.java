@@ -10,6 +10,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.Feature;
 import io.latchkey.Latchkey;
 import io.latchkey.Lease;
+import io.latchkey.LockInfo;
 import io.latchkey.LockTimeoutException;
 import io.latchkey.testkit.ContractSupport;
 import io.latchkey.testkit.RequiresFeature;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +53,11 @@ import org.junit.jupiter.api.Test;
  *       comes too late (and the lease is there) or leaves nothing held.
  *   <li>{@code unlockAsyncReleasesOneHold}: unlockAsync undoes one hold; on a lock not held it
  *       fails with IllegalMonitorStateException.
+ *   <li>{@code pausedHeadKeepsAFreeLockForOneHandoffOnly}: the queue head's process is paused (no
+ *       call or wake-up of it gets through, its queue place outlives the test); once the holder
+ *       releases, the live waiter behind it gets the lock within the documented bound (hand-off +
+ *       one re-check, with generous room), although a barging client tries the lock without pause.
+ *   <li>{@code pausedHeadOfAFairLockKeepsItForOneHandoffOnly}: likewise for a fair lock.
  *   <li>{@code waiterGetsTheLockOfADeadHolder}: a holder that stops without unlocking (explicit
  *       lease, nothing renews it) no longer blocks a waiter once its lease has run out.
  * </ul>
@@ -129,6 +136,74 @@ public abstract class WaitingContract extends ContractSupport {
     held.release();
 
     assertThat(waiter.get()).isTrue();
+  }
+
+  @Test
+  @RequiresFeature(Feature.ADMIN)
+  void pausedHeadKeepsAFreeLockForOneHandoffOnly() throws Exception {
+    assertLiveWaiterGetsTheLockPastAPausedHead(false);
+  }
+
+  @Test
+  @RequiresFeature({Feature.ADMIN, Feature.FAIR_LOCK})
+  void pausedHeadOfAFairLockKeepsItForOneHandoffOnly() throws Exception {
+    assertLiveWaiterGetsTheLockPastAPausedHead(true);
+  }
+
+  /**
+   * The documented bound with the kit's options is a hand-off of 333 ms (a third of the 1 s queue
+   * keep-alive) plus one re-check of 200 ms; the wait allows ten times that for slow machines, and
+   * is far below the paused head's queue place (5 minutes), which alone kept the lock before.
+   */
+  private void assertLiveWaiterGetsTheLockPastAPausedHead(boolean fair) throws Exception {
+    String name = uniqueName("paused-head");
+    Lease held = client().lock(name).acquire(Duration.ZERO, Duration.ofMinutes(5));
+    AtomicBoolean paused = new AtomicBoolean();
+    Latchkey headProcess =
+        newClient(
+            real -> PausingBackend.pausable(real, paused),
+            options -> options.queueKeepAlive(Duration.ofMinutes(5)));
+    DistributedLock headLock = fair ? headProcess.fairLock(name) : headProcess.lock(name);
+    BackgroundCall<Throwable> head =
+        BackgroundCall.start(
+            executor(1), () -> catchThrowable(() -> headLock.acquire(Duration.ofMinutes(1))));
+    eventually().until(() -> queuedWaiters(name) == 1);
+    paused.set(true);
+    Latchkey liveProcess = newClient();
+    DistributedLock liveLock = fair ? liveProcess.fairLock(name) : liveProcess.lock(name);
+    BackgroundCall<Boolean> live =
+        BackgroundCall.start(executor(1), () -> holdBriefly(liveLock, Duration.ofSeconds(5)));
+    eventually().until(() -> queuedWaiters(name) == 2);
+    DistributedLock bargerLock = newClient().lock(name);
+    AtomicBoolean stop = new AtomicBoolean();
+    BackgroundCall<Integer> barger =
+        BackgroundCall.start(
+            executor(1),
+            () -> {
+              int grants = 0;
+              while (!stop.get()) {
+                if (bargerLock.tryLock()) {
+                  grants++;
+                  bargerLock.unlock();
+                }
+              }
+              return grants;
+            });
+    try {
+      held.release();
+
+      assertThat(live.get()).as("the live waiter got the lock").isTrue();
+    } finally {
+      stop.set(true);
+      barger.get();
+      paused.set(false);
+      // The paused head's own wait fails (its calls time out) or is ended here.
+      head.interrupt();
+    }
+  }
+
+  private int queuedWaiters(String name) {
+    return client().admin().inspect(name).map(LockInfo::queuedWaiters).orElse(-1);
   }
 
   @Test

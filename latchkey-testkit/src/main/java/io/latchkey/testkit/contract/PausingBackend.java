@@ -1,0 +1,143 @@
+package io.latchkey.testkit.contract;
+
+import io.latchkey.Feature;
+import io.latchkey.LockMode;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.AdminStore;
+import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.LatchStore;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LeasedSemaphoreStore;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.LockStore;
+import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.SemaphoreStore;
+import io.latchkey.spi.WakeupBus;
+import java.util.Collection;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * The fixture's real backend as seen by a process that can be paused, as by SIGSTOP or a long GC
+ * pause: while paused, no lock operation and no renewal reaches the server (each call's stage never
+ * completes, as a call that never left a stopped process), and wake-ups are not delivered. The
+ * server keeps whatever the process had set up before: its holds, its queue places. Resuming lets
+ * later calls and wake-ups through again; what was lost while paused stays lost, as it would.
+ */
+final class PausingBackend implements LatchkeyBackend {
+  private final LatchkeyBackend delegate;
+  private final AtomicBoolean paused;
+  private final LockStore locks;
+
+  private PausingBackend(LatchkeyBackend delegate, AtomicBoolean paused) {
+    this.delegate = delegate;
+    this.paused = paused;
+    this.locks = new PausingLocks(delegate.locks());
+  }
+
+  /**
+   * @param real opens the fixture's backend
+   * @param paused set to pause every backend opened through the factory, cleared to resume
+   * @return opens the real backend behind the switch
+   */
+  static BackendFactory pausable(BackendFactory real, AtomicBoolean paused) {
+    return context -> new PausingBackend(real.open(context), paused);
+  }
+
+  private <T> CompletionStage<T> unlessPaused(Supplier<CompletionStage<T>> call) {
+    return paused.get() ? new CompletableFuture<>() : call.get();
+  }
+
+  @Override
+  public String description() {
+    return delegate.description();
+  }
+
+  @Override
+  public Set<Feature> features() {
+    return delegate.features();
+  }
+
+  @Override
+  public LockStore locks() {
+    return locks;
+  }
+
+  @Override
+  public SemaphoreStore semaphores() {
+    return delegate.semaphores();
+  }
+
+  @Override
+  public LeasedSemaphoreStore leasedSemaphores() {
+    return delegate.leasedSemaphores();
+  }
+
+  @Override
+  public LatchStore latches() {
+    return delegate.latches();
+  }
+
+  @Override
+  public WakeupBus wakeups() {
+    return (type, name, listener) ->
+        delegate
+            .wakeups()
+            .subscribe(
+                type,
+                name,
+                wakeup -> {
+                  if (!paused.get()) {
+                    listener.accept(wakeup);
+                  }
+                });
+  }
+
+  @Override
+  public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
+    return unlessPaused(() -> delegate.renew(grants, leaseMillis));
+  }
+
+  @Override
+  public AdminStore admin() {
+    return delegate.admin();
+  }
+
+  @Override
+  public String identity() {
+    return delegate.identity();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  private final class PausingLocks implements LockStore {
+    private final LockStore real;
+
+    PausingLocks(LockStore real) {
+      this.real = real;
+    }
+
+    @Override
+    public CompletionStage<AcquireResult> tryAcquire(LockRequest request) {
+      return unlessPaused(() -> real.tryAcquire(request));
+    }
+
+    @Override
+    public CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode) {
+      return unlessPaused(() -> real.release(grant, mode));
+    }
+
+    @Override
+    public CompletionStage<Void> leaveQueue(String name, String owner) {
+      return unlessPaused(() -> real.leaveQueue(name, owner));
+    }
+  }
+}
