@@ -34,11 +34,12 @@ import org.jspecify.annotations.Nullable;
  * FreezableTcpProxy} to the server, so one worker's network can fail alone; {@link FaultWorker}
  * JVMs start, one per slot, each connecting through its proxy. Then, until the duration is over,
  * the injector waits a quiet while (one to two and a half leases), picks a fault kind and its
- * parameters from the seeded random generator, and applies it. Faults aimed at "the holder" wait up
- * to a lease for the next worker to enter the critical section and strike it there; a killed worker
- * is replaced by a new one (with a new number) in the same slot. At the end every fault is undone,
- * the workers are told to stop and, once they have, the history is analysed. The seed is printed
- * first, so a run's choices can be replayed (the timing of the workers cannot).
+ * parameters from the seeded random generator, and applies it. A fault aimed at a worker picks one
+ * at random and, to strike inside the critical section, first asks it for a long one (twice the
+ * lease under the watchdog, half the lease with an explicit lease) and waits until it has entered
+ * it; a killed worker is replaced by a new one (with a new number) in the same slot. At the end
+ * every fault is undone, the workers are told to stop and, once they have, the history is analysed.
+ * The seed is printed first, so a run's choices can be replayed (the timing of the workers cannot).
  */
 public final class FaultRun {
   private final FaultMode mode;
@@ -50,6 +51,7 @@ public final class FaultRun {
   private final Duration renewInterval;
   private final Duration operationTimeout;
   private final Duration hold;
+  private final Duration longHold;
   private final Duration wait;
 
   private FaultRun(Builder builder) {
@@ -64,6 +66,8 @@ public final class FaultRun {
     this.operationTimeout =
         builder.operationTimeout != null ? builder.operationTimeout : builder.lease.dividedBy(2);
     this.hold = builder.hold;
+    // Long enough to be struck by a fault; with an explicit lease, still within the lease.
+    this.longHold = mode.explicitLease() ? lease.dividedBy(2) : lease.multipliedBy(2);
     this.wait = builder.wait;
   }
 
@@ -171,6 +175,7 @@ public final class FaultRun {
               "renewMs=" + renewInterval.toMillis(),
               "operationTimeoutMs=" + operationTimeout.toMillis(),
               "holdMs=" + hold.toMillis(),
+              "longHoldMs=" + longHold.toMillis(),
               "waitMs=" + wait.toMillis());
       WorkerJvm worker = WorkerJvm.start(FaultWorker.class, args, line -> history.record(id, line));
       all.add(worker);
@@ -266,31 +271,25 @@ public final class FaultRun {
       switch (kind) {
         case PAUSE_HOLDER -> {
           Duration pause = between(lease.multipliedBy(3).dividedBy(2), lease.multipliedBy(3));
-          int slot = targetSlot();
-          int id = slots.idIn(slot);
-          long pid = slots.workerIn(slot).pid();
-          boolean inSection = history.inSection(id);
+          Target target = target(true);
+          long pid = slots.workerIn(target.slot()).pid();
           long start = System.nanoTime();
           signal("STOP", pid);
           sleep(pause);
           signal("CONT", pid);
-          history.fault(new Fault(kind, id, inSection, start, System.nanoTime()));
+          target.record(kind, start);
         }
         case KILL_WORKER -> {
-          int slot = targetSlot();
-          int id = slots.idIn(slot);
-          boolean inSection = history.inSection(id);
+          Target target = target(random.nextBoolean());
           long start = System.nanoTime();
-          slots.replace(slot);
-          history.fault(new Fault(kind, id, inSection, start, System.nanoTime()));
+          slots.replace(target.slot());
+          target.record(kind, start);
         }
         case FREEZE_CONNECTION -> {
           Duration frozen = between(lease.dividedBy(2), lease.multipliedBy(2));
           boolean cutAfter = random.nextBoolean();
-          int slot = targetSlot();
-          int id = slots.idIn(slot);
-          boolean inSection = history.inSection(id);
-          FreezableTcpProxy proxy = slots.proxyOf(slot);
+          Target target = target(true);
+          FreezableTcpProxy proxy = slots.proxyOf(target.slot());
           long start = System.nanoTime();
           proxy.freeze();
           sleep(frozen);
@@ -298,15 +297,13 @@ public final class FaultRun {
             proxy.cut();
           }
           proxy.unfreeze();
-          history.fault(new Fault(kind, id, inSection, start, System.nanoTime()));
+          target.record(kind, start);
         }
         case CUT_CONNECTION -> {
-          int slot = targetSlot();
-          int id = slots.idIn(slot);
-          boolean inSection = history.inSection(id);
+          Target target = target(true);
           long start = System.nanoTime();
-          slots.proxyOf(slot).cut();
-          history.fault(new Fault(kind, id, inSection, start, System.nanoTime()));
+          slots.proxyOf(target.slot()).cut();
+          target.record(kind, start);
         }
         case CRASH_SERVER -> {
           Duration down = between(Duration.ofMillis(100), lease);
@@ -326,19 +323,26 @@ public final class FaultRun {
       }
     }
 
-    /**
-     * The slot of the next worker to enter the critical section (waiting at most a lease), else of
-     * the current holder, else a random one. The random choice is drawn every time, so that the
-     * seed's sequence does not depend on the timing.
-     */
-    private int targetSlot() throws InterruptedException {
-      int fallback = random.nextInt(workers);
-      int entered = history.awaitNextEnter(lease.toNanos());
-      int slot = entered >= 0 ? slots.slotOf(entered) : -1;
-      if (slot < 0) {
-        slot = slots.slotOf(history.holder());
+    /** A worker a fault is aimed at, and whether it was in the critical section then. */
+    private record Target(History history, int slot, int worker, boolean inSection) {
+      void record(FaultKind kind, long start) {
+        history.fault(new Fault(kind, worker, inSection, start, System.nanoTime()));
       }
-      return slot >= 0 ? slot : fallback;
+    }
+
+    /**
+     * Picks a worker slot at random and, unless the fault is a kill, asks its worker for a long
+     * critical section and waits (up to the acquire wait) until it has entered it, so that the
+     * fault strikes inside the critical section; the worker is the target either way.
+     */
+    private Target target(boolean intoLongSection) throws InterruptedException {
+      int slot = random.nextInt(workers);
+      int worker = slots.idIn(slot);
+      if (intoLongSection) {
+        slots.workerIn(slot).send("LONG");
+        history.awaitEnter(worker, longHold.toMillis(), wait.toNanos());
+      }
+      return new Target(history, slot, worker, history.inSection(worker));
     }
 
     private Duration between(Duration low, Duration high) {

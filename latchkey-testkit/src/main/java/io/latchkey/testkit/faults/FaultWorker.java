@@ -5,6 +5,7 @@ import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LeasedSemaphore;
+import io.latchkey.testkit.process.WorkerChannel;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -14,8 +15,6 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
 
@@ -27,23 +26,26 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Arguments, {@code key=value}: {@code uri}, {@code mode} (a {@link FaultMode}), {@code name},
  * {@code worker} (its number), {@code storePort}, {@code leaseMs}, {@code renewMs}, {@code
  * operationTimeoutMs}, {@code holdMs} (the mean time between reading and writing the counter),
- * {@code waitMs} (the longest acquire).
+ * {@code longHoldMs} (the time of a long critical section, which {@code LONG} asks for), {@code
+ * waitMs} (the longest acquire).
  *
  * <p>It prints one event per line, each with {@link System#nanoTime()} (CLOCK_MONOTONIC on Linux,
- * the same clock in every JVM of the host): {@code READY t}; {@code WAIT t}; {@code ENTER t token};
- * {@code WRITE t token OK|REFUSED}; {@code LOST t token} (from {@link Lease#onLost}); {@code EXIT t
- * token valid} (the critical section is over; {@code valid} is {@link Lease#isValid()} then);
- * {@code RELEASED t token OK|LOST|ERROR:<exception>}; {@code FAILED t <exception>} (an acquire that
- * did not succeed); {@code STOPPED t}. It reads {@code STOP} on standard input, and exits when the
- * input ends.
+ * the same clock in every JVM of the host): {@code READY t}; {@code WAIT t}; {@code ENTER t token
+ * plannedHoldMs}; {@code WRITE t token OK|REFUSED}; {@code LOST t token} (from {@link
+ * Lease#onLost}); {@code EXIT t token valid} (the critical section is over; {@code valid} is {@link
+ * Lease#isValid()} then); {@code RELEASED t token OK|LOST|ERROR:<exception>}; {@code FAILED t
+ * <exception>} (an acquire that did not succeed); {@code STOPPED t}. It reads {@code LONG} (make
+ * the next critical section a long one, so that a fault can strike inside it) and {@code STOP} on
+ * standard input, and exits when the input ends.
  */
 public final class FaultWorker {
   private static final long FAILURE_BACKOFF_MS = 50;
 
-  private final Map<String, String> args;
+  private final WorkerChannel args;
   private volatile boolean stopping;
+  private volatile boolean longNext;
 
-  private FaultWorker(Map<String, String> args) {
+  private FaultWorker(WorkerChannel args) {
     this.args = args;
   }
 
@@ -51,29 +53,30 @@ public final class FaultWorker {
    * @param argv {@code key=value} arguments, see the class documentation
    */
   public static void main(String[] argv) {
-    Map<String, String> args = new HashMap<>();
-    for (String arg : argv) {
-      int eq = arg.indexOf('=');
-      args.put(arg.substring(0, Math.max(eq, 0)), arg.substring(eq + 1));
-    }
     try {
-      new FaultWorker(args).run();
+      new FaultWorker(WorkerChannel.parse(argv)).run();
       System.exit(0);
     } catch (Throwable e) {
-      e.printStackTrace();
-      say("ERROR " + String.valueOf(e).replace('\n', ' '));
-      System.exit(1);
+      WorkerChannel.fail(e);
     }
   }
 
   private void run() throws Exception {
-    watchStandardInput();
-    FaultMode mode = FaultMode.valueOf(required("mode"));
-    String name = required("name");
+    WorkerChannel.watchStandardInput(
+        command -> {
+          if (command.equals("STOP")) {
+            stopping = true;
+          } else if (command.equals("LONG")) {
+            longNext = true;
+          }
+        });
+    FaultMode mode = FaultMode.valueOf(args.required("mode"));
+    String name = args.required("name");
     int worker = (int) number("worker");
     Duration lease = Duration.ofMillis(number("leaseMs"));
     Duration wait = Duration.ofMillis(number("waitMs"));
     long holdMs = number("holdMs");
+    long longHoldMs = number("longHoldMs");
     LatchkeyOptions options =
         LatchkeyOptions.builder()
             .leaseTime(lease)
@@ -83,7 +86,7 @@ public final class FaultWorker {
             .closeOnShutdown(false)
             .build();
     SplittableRandom random = new SplittableRandom(worker * 31L + System.nanoTime());
-    try (Latchkey latchkey = Latchkey.connect(required("uri"), options);
+    try (Latchkey latchkey = Latchkey.connect(args.required("uri"), options);
         Socket socket = new Socket(InetAddress.getLoopbackAddress(), (int) number("storePort"));
         BufferedReader store =
             new BufferedReader(
@@ -102,13 +105,14 @@ public final class FaultWorker {
           continue;
         }
         long token = held.fencingToken();
-        say("ENTER " + System.nanoTime() + " " + token);
+        long plannedHoldMs = longNext ? longHoldMs : holdMs / 2 + random.nextLong(holdMs + 1);
+        longNext = false;
+        say("ENTER " + System.nanoTime() + " " + token + " " + plannedHoldMs);
         held.onLost(lost -> say("LOST " + System.nanoTime() + " " + token));
         // Read, work, then write: a holder paused while it works comes back with an old token,
         // which the fenced register must refuse, and an increment that another holder overwrites.
         long seen = Long.parseLong(call(store, request, "GET").split(" ")[1]);
-        LockSupport.parkNanos(
-            Duration.ofMillis(holdMs / 2 + random.nextLong(holdMs + 1)).toNanos());
+        LockSupport.parkNanos(Duration.ofMillis(plannedHoldMs).toNanos());
         String written = call(store, request, "WRITE " + token + " " + worker);
         say("WRITE " + System.nanoTime() + " " + token + " " + written.split(" ")[0]);
         call(store, request, "SET " + (seen + 1) + " " + worker);
@@ -160,42 +164,11 @@ public final class FaultWorker {
     return reply;
   }
 
-  /** Reads {@code STOP}; the end of input means the harness is gone. */
-  private void watchStandardInput() {
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader in =
-                  new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                  if (line.trim().equals("STOP")) {
-                    stopping = true;
-                  }
-                }
-              } catch (IOException e) {
-                // Treated as the end of input.
-              }
-              System.exit(3);
-            },
-            "fault-worker-stdin");
-    reader.setDaemon(true);
-    reader.start();
-  }
-
-  private String required(String key) {
-    String value = args.get(key);
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException("missing argument " + key + "=");
-    }
-    return value;
-  }
-
   private long number(String key) {
-    return Long.parseLong(required(key));
+    return Long.parseLong(args.required(key));
   }
 
-  private static synchronized void say(String line) {
-    System.out.println(line);
-    System.out.flush();
+  private static void say(String line) {
+    WorkerChannel.say(line);
   }
 }

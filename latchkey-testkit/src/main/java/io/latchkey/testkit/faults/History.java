@@ -29,16 +29,18 @@ final class History {
     final int worker;
     final long token;
     final long enter;
+    final long plannedHoldMillis;
     long end = Long.MAX_VALUE;
     End endedBy = End.RUN_END;
     @Nullable Long lostAt;
     @Nullable Boolean validAtExit;
     @Nullable String release;
 
-    Section(int worker, long token, long enter) {
+    Section(int worker, long token, long enter, long plannedHoldMillis) {
       this.worker = worker;
       this.token = token;
       this.enter = enter;
+      this.plannedHoldMillis = plannedHoldMillis;
     }
 
     /** Whether the worker was told it lost the lease, in any of the three ways. */
@@ -91,7 +93,6 @@ final class History {
   private final Map<String, Integer> acquireFailures = new TreeMap<>();
   private final Map<String, Integer> releaseOutcomes = new TreeMap<>();
   private final List<String> errors = new ArrayList<>();
-  private long enters;
 
   /** Reads one line a worker printed (see {@link FaultWorker}). */
   synchronized void record(int worker, String line) {
@@ -103,11 +104,11 @@ final class History {
         case "ENTER" -> {
           long at = Long.parseLong(word[1]);
           endWait(worker, state, at);
-          Section section = new Section(worker, Long.parseLong(word[2]), at);
+          long planned = word.length > 3 ? Long.parseLong(word[3]) : 0;
+          Section section = new Section(worker, Long.parseLong(word[2]), at, planned);
           state.open = section;
           state.byToken.put(section.token, section);
           sections.add(section);
-          enters++;
           notifyAll();
         }
         case "FAILED" -> {
@@ -184,35 +185,29 @@ final class History {
   }
 
   /**
-   * @return the worker inside a critical section now (the latest to enter), or -1
-   */
-  synchronized int holder() {
-    Section latest = null;
-    for (WorkerState state : workers.values()) {
-      Section open = state.open;
-      if (open != null && (latest == null || open.enter > latest.enter)) {
-        latest = open;
-      }
-    }
-    return latest == null ? -1 : latest.worker;
-  }
-
-  /**
-   * Waits for the next worker to enter a critical section.
+   * Waits until {@code worker} enters a critical section it plans to hold at least {@code
+   * minHoldMillis}, after any it entered before this call.
    *
-   * @return that worker, or -1 if none entered within the timeout
+   * @return whether it did within the timeout
    */
-  synchronized int awaitNextEnter(long timeoutNanos) throws InterruptedException {
-    long seen = enters;
+  synchronized boolean awaitEnter(int worker, long minHoldMillis, long timeoutNanos)
+      throws InterruptedException {
+    int seen = sections.size();
     long deadline = System.nanoTime() + timeoutNanos;
-    while (enters == seen) {
+    while (true) {
+      for (int i = seen; i < sections.size(); i++) {
+        Section section = sections.get(i);
+        if (section.worker == worker && section.plannedHoldMillis >= minHoldMillis) {
+          return true;
+        }
+      }
+      seen = sections.size();
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        return -1;
+        return false;
       }
       TimeUnit.NANOSECONDS.timedWait(this, left);
     }
-    return sections.get(sections.size() - 1).worker;
   }
 
   synchronized boolean inSection(int worker) {
