@@ -20,10 +20,11 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li><b>Overlaps.</b> Sections are sorted by entry; every later section that entered before an
  *       earlier one ended (its {@code EXIT}, or its death) is an overlapping pair. It is explained
- *       if the earlier holder was told of the loss in any way, even after the overlap (it then
- *       knows its work is suspect), or, with an explicit lease, if that lease had run out: its
- *       entry plus the lease time is before the later entry (the grant happened before the entry,
- *       so this errs towards "unexplained").
+ *       if either holder was told of the loss in any way, even after the overlap (it then knows its
+ *       work is suspect; the later one may hold a grant that reached it after its lease ran out),
+ *       or, with an explicit lease, if the earlier lease had run out: its entry plus the lease time
+ *       is before the later entry (the grant happened before the entry, so this errs towards
+ *       "unexplained").
  *   <li><b>Liveness.</b> A section occupies the lock from entry to its end, or until its worker was
  *       stopped or killed inside it, whichever comes first. Between the merged occupied intervals
  *       the lock was free; the part of such a gap during which some worker was in an acquire call
@@ -150,7 +151,9 @@ final class FaultAnalysis {
   }
 
   private boolean explains(Section earlier, Section later) {
-    return earlier.told() || (mode.explicitLease() && earlier.enter + leaseNanos <= later.enter);
+    return earlier.told()
+        || later.told()
+        || (mode.explicitLease() && earlier.enter + leaseNanos <= later.enter);
   }
 
   private static String describe(Section earlier, Section later, List<Fault> faults) {

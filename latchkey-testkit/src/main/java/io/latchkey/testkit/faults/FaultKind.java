@@ -4,11 +4,19 @@ package io.latchkey.testkit.faults;
 public enum FaultKind {
   /** SIGSTOP the worker in the critical section for longer than its lease, then SIGCONT it. */
   PAUSE_HOLDER(false),
+  /**
+   * SIGSTOP a worker while it waits for the lock, longer than a lease, then SIGCONT it: a grant
+   * made meanwhile reaches it late.
+   */
+  PAUSE_WAITER(false),
   /** SIGKILL a worker (the holder if there is one) and start a replacement. */
   KILL_WORKER(false),
-  /** Stop the holder's network: its proxy holds every byte for a while, then lets them through. */
+  /**
+   * Stop a worker's network (the holder's, or a worker's whatever it does): its proxy holds every
+   * byte for a while, then lets them through or cuts the connections.
+   */
   FREEZE_CONNECTION(false),
-  /** Reset the holder's connections to the server (the client reconnects). */
+  /** Reset a worker's connections to the server (the holder's, or any); the client reconnects. */
   CUT_CONNECTION(false),
   /** Crash the server ({@link ServerControl#crash()}) and start it again: its data is lost. */
   CRASH_SERVER(true),

@@ -13,9 +13,10 @@ import java.util.Map;
  * @param grants critical sections entered (one per grant)
  * @param faults faults injected, by kind
  * @param holdersHit faults that caught their target inside the critical section, by kind
- * @param explainedOverlaps pairs of critical sections that overlapped while the earlier holder was
- *     told it had lost its lease ({@code onLost}, {@code isValid()} false at exit, or {@code
- *     LeaseLostException} on release) or its explicit lease had run out before the later one began
+ * @param explainedOverlaps pairs of critical sections that overlapped while one of the two holders
+ *     was told it had lost its lease ({@code onLost}, {@code isValid()} false at exit, or {@code
+ *     LeaseLostException} on release) or the earlier one's explicit lease had run out before the
+ *     later one began
  * @param unexplainedOverlaps overlapping pairs with neither excuse: mutual exclusion broken
  *     silently
  * @param unexplained a description of the first unexplained overlaps, with the faults around them

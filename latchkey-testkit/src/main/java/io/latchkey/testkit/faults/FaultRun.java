@@ -279,6 +279,19 @@ public final class FaultRun {
           signal("CONT", pid);
           target.record(kind, start);
         }
+        case PAUSE_WAITER -> {
+          Duration pause = between(lease.multipliedBy(3).dividedBy(2), lease.multipliedBy(3));
+          int slot = random.nextInt(workers);
+          int worker = slots.idIn(slot);
+          history.awaitWaiting(worker, wait.toNanos());
+          Target target = new Target(history, slot, worker, history.inSection(worker));
+          long pid = slots.workerIn(slot).pid();
+          long start = System.nanoTime();
+          signal("STOP", pid);
+          sleep(pause);
+          signal("CONT", pid);
+          target.record(kind, start);
+        }
         case KILL_WORKER -> {
           Target target = target(random.nextBoolean());
           long start = System.nanoTime();
@@ -288,7 +301,7 @@ public final class FaultRun {
         case FREEZE_CONNECTION -> {
           Duration frozen = between(lease.dividedBy(2), lease.multipliedBy(2));
           boolean cutAfter = random.nextBoolean();
-          Target target = target(true);
+          Target target = target(random.nextBoolean());
           FreezableTcpProxy proxy = slots.proxyOf(target.slot());
           long start = System.nanoTime();
           proxy.freeze();
@@ -300,7 +313,7 @@ public final class FaultRun {
           target.record(kind, start);
         }
         case CUT_CONNECTION -> {
-          Target target = target(true);
+          Target target = target(random.nextBoolean());
           long start = System.nanoTime();
           slots.proxyOf(target.slot()).cut();
           target.record(kind, start);
@@ -331,9 +344,9 @@ public final class FaultRun {
     }
 
     /**
-     * Picks a worker slot at random and, unless the fault is a kill, asks its worker for a long
-     * critical section and waits (up to the acquire wait) until it has entered it, so that the
-     * fault strikes inside the critical section; the worker is the target either way.
+     * Picks a worker slot at random and, if asked to, asks its worker for a long critical section
+     * and waits (up to the acquire wait) until it has entered it, so that the fault strikes inside
+     * the critical section; the worker is the target either way.
      */
     private Target target(boolean intoLongSection) throws InterruptedException {
       int slot = random.nextInt(workers);

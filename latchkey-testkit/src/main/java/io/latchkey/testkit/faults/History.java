@@ -100,7 +100,10 @@ final class History {
     WorkerState state = workers.computeIfAbsent(worker, w -> new WorkerState());
     try {
       switch (word[0]) {
-        case "WAIT" -> state.waitingSince = Long.parseLong(word[1]);
+        case "WAIT" -> {
+          state.waitingSince = Long.parseLong(word[1]);
+          notifyAll();
+        }
         case "ENTER" -> {
           long at = Long.parseLong(word[1]);
           endWait(worker, state, at);
@@ -202,6 +205,26 @@ final class History {
         }
       }
       seen = sections.size();
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+  }
+
+  /**
+   * Waits until {@code worker} is in an acquire call.
+   *
+   * @return whether it was within the timeout
+   */
+  synchronized boolean awaitWaiting(int worker, long timeoutNanos) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    while (true) {
+      WorkerState state = workers.get(worker);
+      if (state != null && state.waitingSince != null) {
+        return true;
+      }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         return false;

@@ -63,6 +63,15 @@ class FaultAnalysisTest {
   }
 
   @Test
+  void aLaterHolderToldItsGrantWasAlreadyLostExplainsTheOverlapToo() {
+    section(1, 102, 0, 100);
+    sectionEndingWith(2, 101, 50, 60, "false", "LOST");
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 2);
+    assertThat(report.explainedOverlaps()).isEqualTo(1);
+    assertThat(report.unexplainedOverlaps()).isZero();
+  }
+
+  @Test
   void anExplicitLeaseThatRanOutExplainsAnOverlapButOnlyAfterItsTime() {
     section(1, 101, 0, 3000);
     section(2, 102, 2100, 2150);
