@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * <p>How a run goes: a {@link FencedStore} starts in this JVM; each worker slot gets a {@link
  * FreezableTcpProxy} to the server, so one worker's network can fail alone; {@link FaultWorker}
  * JVMs start, one per slot, each connecting through its proxy. Then, until the duration is over,
- * the injector waits a quiet while (one to two and a half leases), picks a fault kind and its
+ * the injector waits a quiet while (half a lease to one and a half), picks a fault kind and its
  * parameters from the seeded random generator, and applies it. A fault aimed at a worker picks one
  * at random and, to strike inside the critical section, first asks it for a long one (twice the
  * lease under the watchdog, half the lease with an explicit lease) and waits until it has entered
@@ -256,7 +256,7 @@ public final class FaultRun {
 
     void run(long deadline) throws IOException, InterruptedException {
       while (true) {
-        sleep(between(lease, lease.multipliedBy(5).dividedBy(2)));
+        sleep(between(lease.dividedBy(2), lease.multipliedBy(3).dividedBy(2)));
         if (System.nanoTime() - deadline >= 0 || kinds.isEmpty()) {
           if (kinds.isEmpty()) {
             sleep(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
