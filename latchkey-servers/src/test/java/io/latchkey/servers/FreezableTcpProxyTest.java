@@ -82,13 +82,10 @@ class FreezableTcpProxyTest {
       proxy.freeze();
       assertThat(proxy.isFrozen()).isTrue();
       send(client, "held");
-      client.setSoTimeout((int) SILENCE.toMillis());
-      assertThatThrownBy(() -> client.getInputStream().read())
-          .isInstanceOf(SocketTimeoutException.class);
+      assertNothingArrives(client);
 
       proxy.unfreeze();
       assertThat(proxy.isFrozen()).isFalse();
-      client.setSoTimeout(5_000);
       assertThat(receive(client, 4)).isEqualTo("held");
     }
   }
@@ -99,11 +96,8 @@ class FreezableTcpProxyTest {
       proxy.freeze();
       try (Socket client = connect(proxy)) {
         send(client, "late");
-        client.setSoTimeout((int) SILENCE.toMillis());
-        assertThatThrownBy(() -> client.getInputStream().read())
-            .isInstanceOf(SocketTimeoutException.class);
+        assertNothingArrives(client);
         proxy.unfreeze();
-        client.setSoTimeout(5_000);
         assertThat(receive(client, 4)).isEqualTo("late");
       }
     }
@@ -197,6 +191,14 @@ class FreezableTcpProxyTest {
   private static String receive(Socket socket, int length) throws IOException {
     byte[] bytes = socket.getInputStream().readNBytes(length);
     return new String(bytes, UTF_8);
+  }
+
+  /** Nothing comes back for a while; the socket then waits up to 5 s again. */
+  private static void assertNothingArrives(Socket client) throws IOException {
+    client.setSoTimeout((int) SILENCE.toMillis());
+    assertThatThrownBy(() -> client.getInputStream().read())
+        .isInstanceOf(SocketTimeoutException.class);
+    client.setSoTimeout(5_000);
   }
 
   /** The proxy closed its side: a read ends or the connection is reset. */

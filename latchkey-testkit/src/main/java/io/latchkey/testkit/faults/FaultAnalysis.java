@@ -121,7 +121,7 @@ final class FaultAnalysis {
       }
     }
 
-    long[] liveness = liveness(sections, history.waits(), faults);
+    Liveness liveness = liveness(sections, history.waits(), faults);
     return new FaultReport(
         mode,
         seed,
@@ -140,9 +140,11 @@ final class FaultAnalysis {
         counterSets,
         counter,
         counterSets - counter,
-        liveness[0],
-        liveness[1],
-        liveness[2],
+        liveness.overall(),
+        liveness.afterDeath(),
+        liveness.quiet(),
+        liveness.waiterFaulted(),
+        liveness.waiterFaultedGap(),
         TimeUnit.NANOSECONDS.toMillis(leaseNanos + renewNanos),
         history.acquireFailures(),
         history.releaseOutcomes(),
@@ -186,11 +188,17 @@ final class FaultAnalysis {
         + (around.length() == 0 ? " none" : around);
   }
 
+  /** The longest free-while-waiting gaps, in milliseconds, by what was going on. */
+  private record Liveness(
+      long overall, long afterDeath, long quiet, long waiterFaulted, String waiterFaultedGap) {}
+
   /**
-   * @return the longest free-while-waiting gap: overall, after a death with no other fault, and
-   *     with no fault at all, in milliseconds
+   * Measures the gaps: overall; after a death with no other fault; with no fault at all; and with
+   * faults only on workers that were outside the critical section, other than the last holder (a
+   * waiter's trouble should not stall the others: time there is a grant nobody knows of, or a
+   * fair-queue place kept for a stopped waiter).
    */
-  private long[] liveness(List<Section> sections, List<Wait> waits, List<Fault> faults) {
+  private Liveness liveness(List<Section> sections, List<Wait> waits, List<Fault> faults) {
     record Occupied(long start, long end, boolean cutShort, int worker) {}
     List<Occupied> occupied = new ArrayList<>();
     for (Section section : sections) {
@@ -211,6 +219,8 @@ final class FaultAnalysis {
     long overall = 0;
     long afterDeath = 0;
     long quiet = 0;
+    long waiterFaulted = 0;
+    String waiterFaultedGap = "none";
     int i = 0;
     while (i < occupied.size()) {
       Occupied last = occupied.get(i);
@@ -233,9 +243,19 @@ final class FaultAnalysis {
       Occupied died = last;
       boolean otherFault = false;
       boolean anyFault = false;
+      boolean onlyOtherWorkers = true;
+      StringBuilder during = new StringBuilder();
       for (Fault fault : faults) {
         if (fault.start() < gapEnd && fault.end() > gapStart) {
           anyFault = true;
+          onlyOtherWorkers &=
+              !fault.kind().serverFault() && !fault.inSection() && fault.worker() != died.worker();
+          during
+              .append(' ')
+              .append(fault.kind())
+              .append("(worker ")
+              .append(fault.worker())
+              .append(')');
           boolean ownDeath =
               died.cutShort()
                   && fault.worker() == died.worker()
@@ -250,13 +270,23 @@ final class FaultAnalysis {
       if (!anyFault && !died.cutShort()) {
         quiet = Math.max(quiet, waited);
       }
+      if (anyFault && onlyOtherWorkers && !died.cutShort() && waited > waiterFaulted) {
+        waiterFaulted = waited;
+        waiterFaultedGap =
+            TimeUnit.NANOSECONDS.toMillis(waited)
+                + " ms after worker "
+                + died.worker()
+                + " left, during"
+                + during;
+      }
       i = j;
     }
-    return new long[] {
-      TimeUnit.NANOSECONDS.toMillis(overall),
-      TimeUnit.NANOSECONDS.toMillis(afterDeath),
-      TimeUnit.NANOSECONDS.toMillis(quiet)
-    };
+    return new Liveness(
+        TimeUnit.NANOSECONDS.toMillis(overall),
+        TimeUnit.NANOSECONDS.toMillis(afterDeath),
+        TimeUnit.NANOSECONDS.toMillis(quiet),
+        TimeUnit.NANOSECONDS.toMillis(waiterFaulted),
+        waiterFaultedGap);
   }
 
   /** The length of the part of [from, to] covered by at least one wait. */

@@ -36,6 +36,11 @@ import java.util.Map;
  * @param longestFreeAfterDeathMillis the same, only after a holder was killed or stopped and with
  *     no other fault during the gap
  * @param longestFreeWithoutFaultMillis the same, for gaps during which no fault was active at all
+ * @param longestFreeDuringWaiterFaultMillis the same, for gaps during which only workers other than
+ *     the last holder were faulted: a waiter's trouble should not stall the others, so time here is
+ *     a grant that no worker knows it holds (an orphaned grant) or, for the fair lock, a queue
+ *     place kept for a stopped or cut-off waiter
+ * @param waiterFaultGap a description of that longest gap and its faults
  * @param livenessBoundMillis the target for {@code longestFreeAfterDeathMillis}: lease plus renew
  *     interval
  * @param acquireFailures acquires that threw, by exception
@@ -64,6 +69,8 @@ public record FaultReport(
     long longestFreeWhileWaitingMillis,
     long longestFreeAfterDeathMillis,
     long longestFreeWithoutFaultMillis,
+    long longestFreeDuringWaiterFaultMillis,
+    String waiterFaultGap,
     long livenessBoundMillis,
     Map<String, Integer> acquireFailures,
     Map<String, Integer> releaseOutcomes,
@@ -95,6 +102,7 @@ public record FaultReport(
         "longest free after a holder died",
         longestFreeAfterDeathMillis + " ms (bound " + livenessBoundMillis + " ms)");
     line(text, "longest free without faults", longestFreeWithoutFaultMillis + " ms");
+    line(text, "longest free, only waiters faulted", waiterFaultGap);
     line(text, "holders told of lease loss", toldOfLoss);
     line(text, "acquire failures", acquireFailures);
     line(text, "releases", releaseOutcomes);

@@ -271,26 +271,14 @@ public final class FaultRun {
       switch (kind) {
         case PAUSE_HOLDER -> {
           Duration pause = between(lease.multipliedBy(3).dividedBy(2), lease.multipliedBy(3));
-          Target target = target(true);
-          long pid = slots.workerIn(target.slot()).pid();
-          long start = System.nanoTime();
-          signal("STOP", pid);
-          sleep(pause);
-          signal("CONT", pid);
-          target.record(kind, start);
+          stop(target(true), pause, kind);
         }
         case PAUSE_WAITER -> {
           Duration pause = between(lease.multipliedBy(3).dividedBy(2), lease.multipliedBy(3));
           int slot = random.nextInt(workers);
           int worker = slots.idIn(slot);
           history.awaitWaiting(worker, wait.toNanos());
-          Target target = new Target(history, slot, worker, history.inSection(worker));
-          long pid = slots.workerIn(slot).pid();
-          long start = System.nanoTime();
-          signal("STOP", pid);
-          sleep(pause);
-          signal("CONT", pid);
-          target.record(kind, start);
+          stop(new Target(history, slot, worker, history.inSection(worker)), pause, kind);
         }
         case KILL_WORKER -> {
           Target target = target(random.nextBoolean());
@@ -334,6 +322,16 @@ public final class FaultRun {
           history.fault(new Fault(kind, -1, false, start, System.nanoTime()));
         }
       }
+    }
+
+    /** SIGSTOPs the target's JVM for the pause, then SIGCONTs it. */
+    private void stop(Target target, Duration pause, FaultKind kind) throws InterruptedException {
+      long pid = slots.workerIn(target.slot()).pid();
+      long start = System.nanoTime();
+      signal("STOP", pid);
+      sleep(pause);
+      signal("CONT", pid);
+      target.record(kind, start);
     }
 
     /** A worker a fault is aimed at, and whether it was in the critical section then. */

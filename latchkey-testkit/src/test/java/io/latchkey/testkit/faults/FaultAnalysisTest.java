@@ -145,6 +145,20 @@ class FaultAnalysisTest {
   }
 
   @Test
+  void aStallWhileOnlyAnotherWaiterWasFaultedIsSetApart() {
+    section(1, 101, 0, 100);
+    history.record(2, "WAIT " + ms(50));
+    history.fault(new Fault(FaultKind.FREEZE_CONNECTION, 3, false, ms(90), ms(1500)));
+    history.record(2, "ENTER " + ms(1900) + " 102");
+    history.record(2, "EXIT " + ms(1920) + " 102 true");
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 2);
+    assertThat(report.longestFreeDuringWaiterFaultMillis()).isEqualTo(1800);
+    assertThat(report.waiterFaultGap()).contains("FREEZE_CONNECTION(worker 3)");
+    assertThat(report.longestFreeAfterDeathMillis()).isZero();
+    assertThat(report.longestFreeWithoutFaultMillis()).isZero();
+  }
+
+  @Test
   void aGapWithoutFaultsCountsOnlyTheTimeSomeoneWaited() {
     section(1, 101, 0, 100);
     history.record(2, "WAIT " + ms(400));
