@@ -27,6 +27,9 @@ class RedisFaultSmokeTest {
               .duration(Duration.ofSeconds(20))
               .workers(3)
               .lease(Duration.ofSeconds(1))
+              // Only the liveness bound uses it (explicit leases are not renewed): 1.5 s leaves
+              // room for a loaded machine.
+              .renewInterval(Duration.ofMillis(500))
               .build();
       FaultReport report = run.run(new RedisServerControl(redis));
       String seed = "seed " + run.seed() + "\n" + report.describe();

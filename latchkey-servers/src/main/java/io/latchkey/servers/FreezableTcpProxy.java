@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * try (FreezableTcpProxy proxy = FreezableTcpProxy.start(redis.host(), redis.port())) {
  *   connect("redis://" + proxy.host() + ":" + proxy.port());
  *   proxy.freeze();      // bytes stop in both directions; connections stay open
+ *   proxy.unfreeze();
+ *   proxy.freezeReplies(); // requests still reach the server; its replies are held
  *   proxy.unfreeze();    // held bytes flow again, in order
  *   proxy.cut();         // every open connection is closed on both sides
  * }
@@ -42,6 +44,7 @@ public final class FreezableTcpProxy implements AutoCloseable {
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
   private final Object gate = new Object();
   private boolean frozen;
+  private boolean repliesFrozen;
   private volatile boolean closed;
 
   /** One proxied connection: the client's socket and ours to the target. */
@@ -115,20 +118,32 @@ public final class FreezableTcpProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops delivering bytes from the target to the clients only, until {@link #unfreeze()}: requests
+   * still reach the server and take effect, but their replies are held, as on a link that lost one
+   * direction.
+   */
+  public void freezeReplies() {
+    synchronized (gate) {
+      repliesFrozen = true;
+    }
+  }
+
   /** Delivers the held bytes and forwards again. Does nothing if not frozen. */
   public void unfreeze() {
     synchronized (gate) {
       frozen = false;
+      repliesFrozen = false;
       gate.notifyAll();
     }
   }
 
   /**
-   * @return whether the proxy is frozen
+   * @return whether the proxy is frozen, both ways or for replies only
    */
   public boolean isFrozen() {
     synchronized (gate) {
-      return frozen;
+      return frozen || repliesFrozen;
     }
   }
 
@@ -200,27 +215,28 @@ public final class FreezableTcpProxy implements AutoCloseable {
         drop(link);
         return;
       }
-      startPump(link, client, target, "up");
-      startPump(link, target, client, "down");
+      startPump(link, client, target, false);
+      startPump(link, target, client, true);
     }
   }
 
-  private void startPump(Link link, Socket from, Socket to, String direction) {
+  private void startPump(Link link, Socket from, Socket to, boolean replies) {
     Thread pump =
         new Thread(
-            () -> pump(link, from, to), "tcp-proxy-" + port() + "-" + from.getPort() + direction);
+            () -> pump(link, from, to, replies),
+            "tcp-proxy-" + port() + "-" + from.getPort() + (replies ? "down" : "up"));
     pump.setDaemon(true);
     pump.start();
   }
 
   /** Copies one direction; the end of input is passed on as a half-close. */
-  private void pump(Link link, Socket from, Socket to) {
+  private void pump(Link link, Socket from, Socket to, boolean replies) {
     byte[] buffer = new byte[BUFFER_BYTES];
     try {
       InputStream in = from.getInputStream();
       OutputStream out = to.getOutputStream();
       for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-        if (!awaitThawed(link)) {
+        if (!awaitThawed(link, replies)) {
           return;
         }
         out.write(buffer, 0, n);
@@ -235,10 +251,10 @@ public final class FreezableTcpProxy implements AutoCloseable {
     }
   }
 
-  /** Waits while frozen; false if the link was cut meanwhile. */
-  private boolean awaitThawed(Link link) {
+  /** Waits while this direction is frozen; false if the link was cut meanwhile. */
+  private boolean awaitThawed(Link link, boolean replies) {
     synchronized (gate) {
-      while (frozen && links.contains(link)) {
+      while ((frozen || (replies && repliesFrozen)) && links.contains(link)) {
         try {
           gate.wait();
         } catch (InterruptedException e) {

@@ -91,6 +91,38 @@ class FreezableTcpProxyTest {
   }
 
   @Test
+  void freezingRepliesLetsRequestsThroughAndHoldsTheAnswers() throws Exception {
+    List<String> received = new CopyOnWriteArrayList<>();
+    try (ServerSocket sink = new ServerSocket()) {
+      sink.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      Thread server =
+          new Thread(
+              () -> {
+                try (Socket accepted = sink.accept()) {
+                  byte[] request = accepted.getInputStream().readNBytes(3);
+                  received.add(new String(request, UTF_8));
+                  send(accepted, "ack");
+                  accepted.getInputStream().read(); // until the client closes
+                } catch (IOException e) {
+                  received.add("failed: " + e);
+                }
+              });
+      server.setDaemon(true);
+      server.start();
+      try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", sink.getLocalPort());
+          Socket client = connect(proxy)) {
+        proxy.freezeReplies();
+        assertThat(proxy.isFrozen()).isTrue();
+        send(client, "req");
+        await().atMost(Duration.ofSeconds(5)).until(() -> received.contains("req"));
+        assertNothingArrives(client);
+        proxy.unfreeze();
+        assertThat(receive(client, 3)).isEqualTo("ack");
+      }
+    }
+  }
+
+  @Test
   void connectionsOpenedWhileFrozenAreHeldToo() throws IOException {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort())) {
       proxy.freeze();
@@ -161,13 +193,16 @@ class FreezableTcpProxyTest {
   }
 
   @Test
-  void closeStopsAccepting() throws IOException {
+  void closeCutsEveryConnectionAndIsIdempotent() throws IOException {
     FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort());
-    int port = proxy.port();
-    proxy.close();
-    proxy.close();
-    assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
-        .isInstanceOf(IOException.class);
+    try (Socket client = connect(proxy)) {
+      send(client, "hi");
+      assertThat(receive(client, 2)).isEqualTo("hi");
+      proxy.close();
+      proxy.close();
+      assertClosedByPeer(client);
+      assertThat(proxy.openConnections()).isZero();
+    }
   }
 
   @Test

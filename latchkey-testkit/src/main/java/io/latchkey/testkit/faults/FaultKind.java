@@ -13,7 +13,8 @@ public enum FaultKind {
   KILL_WORKER(false),
   /**
    * Stop a worker's network (the holder's, or a worker's whatever it does): its proxy holds every
-   * byte for a while, then lets them through or cuts the connections.
+   * byte, or only the server's replies, for a while, then lets them through or cuts the
+   * connections.
    */
   FREEZE_CONNECTION(false),
   /** Reset a worker's connections to the server (the holder's, or any); the client reconnects. */

@@ -289,10 +289,15 @@ public final class FaultRun {
         case FREEZE_CONNECTION -> {
           Duration frozen = between(lease.dividedBy(2), lease.multipliedBy(2));
           boolean cutAfter = random.nextBoolean();
+          boolean repliesOnly = random.nextBoolean();
           Target target = target(random.nextBoolean());
           FreezableTcpProxy proxy = slots.proxyOf(target.slot());
           long start = System.nanoTime();
-          proxy.freeze();
+          if (repliesOnly) {
+            proxy.freezeReplies();
+          } else {
+            proxy.freeze();
+          }
           sleep(frozen);
           if (cutAfter) {
             proxy.cut();
@@ -349,7 +354,7 @@ public final class FaultRun {
     private Target target(boolean intoLongSection) throws InterruptedException {
       int slot = random.nextInt(workers);
       int worker = slots.idIn(slot);
-      if (intoLongSection) {
+      if (intoLongSection && slots.workerIn(slot).isAlive()) {
         slots.workerIn(slot).send("LONG");
         history.awaitEnter(worker, longHold.toMillis(), wait.toNanos());
       }

@@ -1,5 +1,6 @@
 package io.latchkey.testkit.faults;
 
+import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
@@ -34,9 +35,10 @@ import java.util.concurrent.locks.LockSupport;
  * plannedHoldMs}; {@code WRITE t token OK|REFUSED}; {@code LOST t token} (from {@link
  * Lease#onLost}); {@code EXIT t token valid} (the critical section is over; {@code valid} is {@link
  * Lease#isValid()} then); {@code RELEASED t token OK|LOST|ERROR:<exception>}; {@code FAILED t
- * <exception>} (an acquire that did not succeed); {@code STOPPED t}. It reads {@code LONG} (make
- * the next critical section a long one, so that a fault can strike inside it) and {@code STOP} on
- * standard input, and exits when the input ends.
+ * <exception>} (an acquire that did not succeed); {@code UNREACHABLE t <exception>} (connecting
+ * failed; it tries again); {@code STOPPED t}. It reads {@code LONG} (make the next critical section
+ * a long one, so that a fault can strike inside it) and {@code STOP} on standard input, and exits
+ * when the input ends.
  */
 public final class FaultWorker {
   private static final long FAILURE_BACKOFF_MS = 50;
@@ -86,7 +88,7 @@ public final class FaultWorker {
             .closeOnShutdown(false)
             .build();
     SplittableRandom random = new SplittableRandom(worker * 31L + System.nanoTime());
-    try (Latchkey latchkey = Latchkey.connect(args.required("uri"), options);
+    try (Latchkey latchkey = connect(args.required("uri"), options);
         Socket socket = new Socket(InetAddress.getLoopbackAddress(), (int) number("storePort"));
         BufferedReader store =
             new BufferedReader(
@@ -121,6 +123,25 @@ public final class FaultWorker {
       }
     }
     say("STOPPED " + System.nanoTime());
+  }
+
+  /**
+   * Connects, trying again while the server is unreachable (a replacement worker may start while
+   * the server is down or its network frozen): each failure prints {@code UNREACHABLE t
+   * <exception>}.
+   */
+  private Latchkey connect(String uri, LatchkeyOptions options) {
+    while (true) {
+      try {
+        return Latchkey.connect(uri, options);
+      } catch (BackendUnavailableException e) {
+        if (stopping) {
+          throw e;
+        }
+        say("UNREACHABLE " + System.nanoTime() + " " + e.getClass().getSimpleName());
+        LockSupport.parkNanos(Duration.ofMillis(FAILURE_BACKOFF_MS).toNanos());
+      }
+    }
   }
 
   private static Lease acquire(
