@@ -1,5 +1,6 @@
 package io.latchkey.testkit.faults;
 
+import io.latchkey.testkit.faults.History.Failure;
 import io.latchkey.testkit.faults.History.Fault;
 import io.latchkey.testkit.faults.History.Section;
 import io.latchkey.testkit.faults.History.Wait;
@@ -7,7 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -108,9 +109,16 @@ final class FaultAnalysis {
       }
     }
 
-    Map<Long, Integer> tokenUses = new HashMap<>();
-    sections.forEach(s -> tokenUses.merge(s.token, 1, Integer::sum));
-    long repeated = tokenUses.values().stream().mapToLong(n -> n - 1).sum();
+    Map<Long, List<Section>> byToken = new LinkedHashMap<>();
+    sections.forEach(s -> byToken.computeIfAbsent(s.token, t -> new ArrayList<>()).add(s));
+    long repeated = 0;
+    List<String> repeatedDetails = new ArrayList<>();
+    for (List<Section> same : byToken.values()) {
+      repeated += same.size() - 1;
+      if (same.size() > 1 && repeatedDetails.size() < MAX_DETAILS) {
+        repeatedDetails.add(describeRepeat(same, history.failures(), faults));
+      }
+    }
 
     Map<FaultKind, Integer> byKind = new EnumMap<>(FaultKind.class);
     Map<FaultKind, Integer> hit = new EnumMap<>(FaultKind.class);
@@ -137,6 +145,7 @@ final class FaultAnalysis {
         staleAccepted,
         superseded,
         repeated,
+        repeatedDetails,
         counterSets,
         counter,
         counterSets - counter,
@@ -186,6 +195,45 @@ final class FaultAnalysis {
         + TimeUnit.NANOSECONDS.toMillis(later.enter - earlier.enter)
         + " ms after the earlier entry; faults from 10 s before (ms from earlier entry):"
         + (around.length() == 0 ? " none" : around);
+  }
+
+  /**
+   * Describes the grants that shared one token: who, when, the acquire failures of those workers in
+   * the lease before the first, and the faults around.
+   */
+  private String describeRepeat(List<Section> same, List<Failure> failures, List<Fault> faults) {
+    Section first = same.get(0);
+    Section last = same.get(same.size() - 1);
+    StringBuilder text = new StringBuilder();
+    text.append("token ").append(first.token).append(" granted ").append(same.size());
+    text.append(" times to workers ");
+    text.append(same.stream().map(s -> s.worker).distinct().map(String::valueOf).toList());
+    text.append(" over ").append(TimeUnit.NANOSECONDS.toMillis(last.enter - first.enter));
+    text.append(" ms; first ").append(first);
+    long from = first.enter - leaseNanos - TimeUnit.SECONDS.toNanos(1);
+    text.append("; acquire failures of those workers in the lease before (ms from first entry):");
+    boolean anyFailure = false;
+    for (Failure failure : failures) {
+      boolean sameWorker = same.stream().anyMatch(s -> s.worker == failure.worker());
+      if (sameWorker && failure.at() >= from && failure.at() <= first.enter) {
+        anyFailure = true;
+        text.append(' ').append(failure.exception()).append("(worker ").append(failure.worker());
+        text.append(", ").append(TimeUnit.NANOSECONDS.toMillis(failure.at() - first.enter));
+        text.append(')');
+      }
+    }
+    text.append(anyFailure ? "" : " none").append("; faults:");
+    boolean anyFault = false;
+    for (Fault fault : faults) {
+      if (fault.start() <= last.end && fault.end() >= from) {
+        anyFault = true;
+        text.append(' ').append(fault.kind()).append("(worker ").append(fault.worker());
+        text.append(", ").append(TimeUnit.NANOSECONDS.toMillis(fault.start() - first.enter));
+        text.append("..").append(TimeUnit.NANOSECONDS.toMillis(fault.end() - first.enter));
+        text.append(')');
+      }
+    }
+    return text.append(anyFault ? "" : " none").toString();
   }
 
   /** The longest free-while-waiting gaps, in milliseconds, by what was going on. */

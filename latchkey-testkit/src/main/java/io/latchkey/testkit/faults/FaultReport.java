@@ -28,6 +28,8 @@ import java.util.Map;
  * @param supersededWritesAccepted accepted writes made after a grant with a higher token had begun:
  *     stale holders the fence could not stop because the newer holder had not written yet
  * @param repeatedTokens grants that carried a token an earlier, separate grant already had
+ * @param repeated a description of the first repeated tokens, with the acquire failures and faults
+ *     before them
  * @param counterSets increments applied to the unfenced counter
  * @param counter the counter's final value
  * @param lostUpdates {@code counterSets - counter}: increments overwritten by an overlapping holder
@@ -63,6 +65,7 @@ public record FaultReport(
     long staleWritesAccepted,
     long supersededWritesAccepted,
     long repeatedTokens,
+    List<String> repeated,
     long counterSets,
     long counter,
     long lostUpdates,
@@ -110,6 +113,7 @@ public record FaultReport(
       line(text, "worker errors", workerErrors);
     }
     unexplained.forEach(u -> text.append("  unexplained: ").append(u).append('\n'));
+    repeated.forEach(r -> text.append("  repeated: ").append(r).append('\n'));
     return text.toString();
   }
 

@@ -71,6 +71,9 @@ final class History {
   /** An acquire call, from its start until it returned or failed (or the worker died). */
   record Wait(int worker, long start, long end) {}
 
+  /** An acquire call that threw. */
+  record Failure(int worker, long at, String exception) {}
+
   /**
    * A fault the injector applied.
    *
@@ -89,6 +92,7 @@ final class History {
   private final Map<Integer, WorkerState> workers = new HashMap<>();
   private final List<Section> sections = new ArrayList<>();
   private final List<Wait> waits = new ArrayList<>();
+  private final List<Failure> failures = new ArrayList<>();
   private final List<Fault> faults = new ArrayList<>();
   private final Map<String, Integer> acquireFailures = new TreeMap<>();
   private final Map<String, Integer> releaseOutcomes = new TreeMap<>();
@@ -117,6 +121,7 @@ final class History {
         case "FAILED" -> {
           endWait(worker, state, Long.parseLong(word[1]));
           acquireFailures.merge(word[2], 1, Integer::sum);
+          failures.add(new Failure(worker, Long.parseLong(word[1]), word[2]));
         }
         case "LOST" -> {
           Section section = state.byToken.get(Long.parseLong(word[2]));
@@ -240,6 +245,10 @@ final class History {
 
   synchronized List<Section> sections() {
     return List.copyOf(sections);
+  }
+
+  synchronized List<Failure> failures() {
+    return List.copyOf(failures);
   }
 
   synchronized List<Wait> waits() {

@@ -85,10 +85,20 @@ class FaultAnalysisTest {
 
   @Test
   void aTokenGrantedTwiceIsRepeated() {
-    section(1, 101, 0, 10);
-    section(2, 101, 20, 30);
-    section(3, 102, 40, 50);
-    assertThat(analyse(FaultMode.WATCHDOG_LOCK, 3, 3).repeatedTokens()).isEqualTo(1);
+    history.record(1, "WAIT " + ms(1000));
+    history.record(1, "FAILED " + ms(2000) + " BackendTimeoutException");
+    history.fault(new Fault(FaultKind.FREEZE_CONNECTION, 1, false, ms(1500), ms(2500)));
+    section(1, 101, 3000, 3010);
+    section(1, 101, 3020, 3030);
+    section(3, 102, 3040, 3050);
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 3, 3);
+    assertThat(report.repeatedTokens()).isEqualTo(1);
+    assertThat(report.repeated())
+        .singleElement()
+        .asString()
+        .contains("token 101 granted 2 times to workers [1]")
+        .contains("BackendTimeoutException(worker 1, -1000)")
+        .contains("FREEZE_CONNECTION(worker 1, -1500..-500)");
   }
 
   @Test
