@@ -64,10 +64,8 @@ class FreezableTcpProxyTest {
         Socket client = connect(proxy)) {
       assertThat(proxy.host()).isEqualTo("127.0.0.1");
       assertThat(proxy.port()).isNotEqualTo(echo.getLocalPort());
-      send(client, "hello");
-      assertThat(receive(client, 5)).isEqualTo("hello");
-      send(client, "again");
-      assertThat(receive(client, 5)).isEqualTo("again");
+      assertEchoes(client, "hello");
+      assertEchoes(client, "again");
       assertThat(proxy.openConnections()).isEqualTo(1);
     }
   }
@@ -76,8 +74,7 @@ class FreezableTcpProxyTest {
   void aFrozenProxyHoldsBytesUntilItIsUnfrozen() throws IOException {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort());
         Socket client = connect(proxy)) {
-      send(client, "warm");
-      assertThat(receive(client, 4)).isEqualTo("warm");
+      assertEchoes(client, "warm");
 
       proxy.freeze();
       assertThat(proxy.isFrozen()).isTrue();
@@ -151,8 +148,7 @@ class FreezableTcpProxyTest {
       assertClosedByPeer(second);
 
       try (Socket third = connect(proxy)) {
-        send(third, "c");
-        assertThat(receive(third, 1)).isEqualTo("c");
+        assertEchoes(third, "c");
       }
     }
   }
@@ -161,8 +157,7 @@ class FreezableTcpProxyTest {
   void cutWhileFrozenDropsTheHeldBytes() throws IOException {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort());
         Socket client = connect(proxy)) {
-      send(client, "x");
-      assertThat(receive(client, 1)).isEqualTo("x");
+      assertEchoes(client, "x");
       proxy.freeze();
       send(client, "lost");
       assertThat(proxy.cut()).isEqualTo(1);
@@ -185,8 +180,7 @@ class FreezableTcpProxyTest {
   void aClientThatClosesIsForgotten() throws IOException {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort())) {
       try (Socket client = connect(proxy)) {
-        send(client, "bye");
-        assertThat(receive(client, 3)).isEqualTo("bye");
+        assertEchoes(client, "bye");
       }
       await().atMost(Duration.ofSeconds(5)).until(() -> proxy.openConnections() == 0);
     }
@@ -196,8 +190,7 @@ class FreezableTcpProxyTest {
   void closeCutsEveryConnectionAndIsIdempotent() throws IOException {
     FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort());
     try (Socket client = connect(proxy)) {
-      send(client, "hi");
-      assertThat(receive(client, 2)).isEqualTo("hi");
+      assertEchoes(client, "hi");
       proxy.close();
       proxy.close();
       assertClosedByPeer(client);
@@ -215,6 +208,11 @@ class FreezableTcpProxyTest {
     Socket socket = new Socket(proxy.host(), proxy.port());
     socket.setSoTimeout(5_000);
     return socket;
+  }
+
+  private static void assertEchoes(Socket socket, String text) throws IOException {
+    send(socket, text);
+    assertThat(receive(socket, text.length())).isEqualTo(text);
   }
 
   private static void send(Socket socket, String text) throws IOException {
