@@ -37,9 +37,10 @@ import org.jspecify.annotations.Nullable;
  * parameters from the seeded random generator, and applies it. A fault aimed at a worker picks one
  * at random and, to strike inside the critical section, first asks it for a long one (twice the
  * lease under the watchdog, half the lease with an explicit lease) and waits until it has entered
- * it; a killed worker is replaced by a new one (with a new number) in the same slot. At the end
- * every fault is undone, the workers are told to stop and, once they have, the history is analysed.
- * The seed is printed first, so a run's choices can be replayed (the timing of the workers cannot).
+ * it; a killed worker is replaced by a new one (with a new number) in the same slot, and the
+ * injector waits until it is connected. At the end every fault is undone, the workers are told to
+ * stop and, once they have, the history is analysed. The seed is printed first, so a run's choices
+ * can be replayed (the timing of the workers cannot).
  */
 public final class FaultRun {
   private final FaultMode mode;
@@ -198,12 +199,17 @@ public final class FaultRun {
       return proxies.get(slot);
     }
 
-    /** Kills the worker in a slot, records its death, and starts a replacement (not awaited). */
+    /**
+     * Kills the worker in a slot, records its death, and starts a replacement, waiting until it is
+     * connected so that the next fault finds every slot alive.
+     */
     synchronized void replace(int slot) throws IOException, InterruptedException {
       running.get(slot).kill();
       history.killed(ids.get(slot), System.nanoTime());
       ids.set(slot, nextId);
-      running.set(slot, launch(slot));
+      WorkerJvm replacement = launch(slot);
+      running.set(slot, replacement);
+      replacement.awaitLine("READY", Duration.ofSeconds(120));
     }
 
     synchronized void undoAll() throws InterruptedException {
@@ -270,7 +276,8 @@ public final class FaultRun {
     private void inject(FaultKind kind) throws IOException, InterruptedException {
       switch (kind) {
         case PAUSE_HOLDER -> {
-          Duration pause = between(lease.multipliedBy(3).dividedBy(2), lease.multipliedBy(3));
+          // At least two leases: the others have time to take the lock and write before it wakes.
+          Duration pause = between(lease.multipliedBy(2), lease.multipliedBy(3));
           stop(target(true), pause, kind);
         }
         case PAUSE_WAITER -> {
