@@ -4,17 +4,12 @@ import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -46,10 +41,10 @@ import org.jspecify.annotations.Nullable;
  * test leaves no process behind.
  */
 public final class LockWorker {
-  private final Map<String, String> args;
+  private final WorkerChannel args;
   private final CountDownLatch go = new CountDownLatch(1);
 
-  private LockWorker(Map<String, String> args) {
+  private LockWorker(WorkerChannel args) {
     this.args = args;
   }
 
@@ -57,33 +52,30 @@ public final class LockWorker {
    * @param argv {@code key=value} arguments, see the class documentation
    */
   public static void main(String[] argv) {
-    Map<String, String> args = new HashMap<>();
-    for (String arg : argv) {
-      int eq = arg.indexOf('=');
-      if (eq <= 0) {
-        fail("argument is not key=value: " + arg, null);
-        return;
-      }
-      args.put(arg.substring(0, eq), arg.substring(eq + 1));
-    }
     try {
-      new LockWorker(args).run();
+      new LockWorker(WorkerChannel.parse(argv)).run();
     } catch (Throwable e) {
-      fail(e.toString(), e);
+      WorkerChannel.fail(e);
     }
   }
 
   private void run() throws Exception {
-    watchStandardInput();
-    long watchdogLease = number("watchdogLeaseMs", 2000);
+    WorkerChannel.watchStandardInput(
+        command -> {
+          if (command.equals("GO")) {
+            go.countDown();
+          }
+        });
+    long watchdogLease = args.number("watchdogLeaseMs", 2000);
     LatchkeyOptions.Builder options =
         LatchkeyOptions.builder()
             .leaseTime(Duration.ofMillis(watchdogLease))
-            .renewInterval(Duration.ofMillis(number("renewMs", Math.max(10, watchdogLease / 3))))
+            .renewInterval(
+                Duration.ofMillis(args.number("renewMs", Math.max(10, watchdogLease / 3))))
             .closeOnShutdown(true);
-    String mode = required("mode");
-    try (Latchkey latchkey = Latchkey.connect(required("uri"), options.build())) {
-      say("READY " + latchkey.clientId());
+    String mode = args.required("mode");
+    try (Latchkey latchkey = Latchkey.connect(args.required("uri"), options.build())) {
+      WorkerChannel.say("READY " + latchkey.clientId());
       switch (mode) {
         case "increment" -> increment(latchkey);
         case "hold" -> hold(latchkey);
@@ -94,11 +86,11 @@ public final class LockWorker {
   }
 
   private void increment(Latchkey latchkey) throws Exception {
-    Path counter = Path.of(required("counter"));
-    String name = required("lock");
-    int threads = (int) number("threads", 4);
-    long iterations = number("iterations", 50);
-    Duration wait = Duration.ofMillis(number("waitMs", 60_000));
+    Path counter = Path.of(args.required("counter"));
+    String name = args.required("lock");
+    int threads = (int) args.number("threads", 4);
+    long iterations = args.number("iterations", 50);
+    Duration wait = Duration.ofMillis(args.number("waitMs", 60_000));
     AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
     List<Thread> running = new ArrayList<>();
     go.await();
@@ -134,9 +126,9 @@ public final class LockWorker {
     }
     Throwable failed = failure.get();
     if (failed != null) {
-      fail(failed.toString(), failed);
+      WorkerChannel.fail(failed);
     }
-    say("DONE " + threads * iterations);
+    WorkerChannel.say("DONE " + threads * iterations);
   }
 
   /**
@@ -158,62 +150,15 @@ public final class LockWorker {
   }
 
   private void hold(Latchkey latchkey) throws InterruptedException {
-    DistributedLock lock = latchkey.lock(required("lock"));
-    Duration wait = Duration.ofMillis(number("waitMs", 60_000));
-    String lease = args.get("leaseMs");
+    DistributedLock lock = latchkey.lock(args.required("lock"));
+    Duration wait = Duration.ofMillis(args.number("waitMs", 60_000));
+    String lease = args.optional("leaseMs");
     Lease held =
         lease == null
             ? lock.acquire(wait)
             : lock.acquire(wait, Duration.ofMillis(Long.parseLong(lease)));
-    say("ACQUIRED " + held.fencingToken() + " " + latchkey.clientId() + " " + held.holderId());
+    WorkerChannel.say(
+        "ACQUIRED " + held.fencingToken() + " " + latchkey.clientId() + " " + held.holderId());
     new CountDownLatch(1).await();
-  }
-
-  /** Reads commands ({@code GO}); the end of input means the test JVM is gone. */
-  private void watchStandardInput() {
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader in =
-                  new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                  if (line.trim().equals("GO")) {
-                    go.countDown();
-                  }
-                }
-              } catch (IOException e) {
-                // Treated as the end of input.
-              }
-              System.exit(3);
-            },
-            "worker-stdin");
-    reader.setDaemon(true);
-    reader.start();
-  }
-
-  private String required(String key) {
-    String value = args.get(key);
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException("missing argument " + key + "=");
-    }
-    return value;
-  }
-
-  private long number(String key, long fallback) {
-    String value = args.get(key);
-    return value == null ? fallback : Long.parseLong(value);
-  }
-
-  private static synchronized void say(String line) {
-    System.out.println(line);
-    System.out.flush();
-  }
-
-  private static void fail(String message, @Nullable Throwable cause) {
-    if (cause != null) {
-      cause.printStackTrace();
-    }
-    say("ERROR " + message.replace('\n', ' '));
-    System.exit(1);
   }
 }

@@ -18,6 +18,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,6 +80,22 @@ public final class WorkerJvm implements AutoCloseable {
    * @throws IOException if the JVM could not be started
    */
   public static WorkerJvm start(List<String> args) throws IOException {
+    return start(LockWorker.class, args, line -> {});
+  }
+
+  /**
+   * Starts a JVM running another main class of this class path, such as the fault suite's worker,
+   * and hands each line it prints to {@code onLine} as it arrives (on a reader thread, in order),
+   * besides keeping it for {@link #awaitLine}.
+   *
+   * @param mainClass the class whose {@code main} the worker runs
+   * @param args its arguments
+   * @param onLine called with every line of its standard output; must not block for long
+   * @return the running worker
+   * @throws IOException if the JVM could not be started
+   */
+  public static WorkerJvm start(Class<?> mainClass, List<String> args, Consumer<String> onLine)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(javaExecutable().toString());
     command.add("-Xmx256m");
@@ -87,7 +104,7 @@ public final class WorkerJvm implements AutoCloseable {
     command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     command.add("-cp");
     command.add(classPath());
-    command.add(LockWorker.class.getName());
+    command.add(mainClass.getName());
     command.addAll(args);
     Path errorLog = Files.createTempFile("latchkey-worker-", ".log");
     Process process =
@@ -98,7 +115,7 @@ public final class WorkerJvm implements AutoCloseable {
             .start();
     LIVE.add(process);
     WorkerJvm worker = new WorkerJvm(process, errorLog);
-    worker.startReading();
+    worker.startReading(onLine);
     return worker;
   }
 
@@ -121,7 +138,7 @@ public final class WorkerJvm implements AutoCloseable {
     return Files.isExecutable(java) ? java : bin.resolve("java.exe");
   }
 
-  private void startReading() {
+  private void startReading(Consumer<String> onLine) {
     Thread reader =
         new Thread(
             () -> {
@@ -133,6 +150,7 @@ public final class WorkerJvm implements AutoCloseable {
                     transcript.add(line);
                   }
                   lines.add(new Line(line));
+                  onLine.accept(line);
                 }
               } catch (IOException e) {
                 // The worker was killed: its output simply ends.
