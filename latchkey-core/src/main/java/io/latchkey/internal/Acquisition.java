@@ -32,17 +32,29 @@ final class Acquisition<T> {
    * optionally, a stage that completes when it is worth trying again.
    */
   record Attempt<T>(
-      @Nullable T value, long retryAfterMillis, @Nullable CompletionStage<?> retryWhen) {
+      @Nullable T value,
+      long retryAfterMillis,
+      @Nullable CompletionStage<?> retryWhen,
+      boolean retryAtOnce) {
     static <T> Attempt<T> granted(T value) {
-      return new Attempt<>(value, -1, null);
+      return new Attempt<>(value, -1, null, false);
     }
 
     static <T> Attempt<T> busy(long retryAfterMillis) {
-      return new Attempt<>(null, retryAfterMillis, null);
+      return new Attempt<>(null, retryAfterMillis, null, false);
     }
 
     static <T> Attempt<T> busy(long retryAfterMillis, @Nullable CompletionStage<?> retryWhen) {
-      return new Attempt<>(null, retryAfterMillis, retryWhen);
+      return new Attempt<>(null, retryAfterMillis, retryWhen, false);
+    }
+
+    /**
+     * The backend granted, but the engine gave the grant back (it came too late to use, or it
+     * re-entered holds given up before): the acquisition tries once more at once, even a try that
+     * does not wait, since nobody else holds what it asked for.
+     */
+    static <T> Attempt<T> undone() {
+      return new Attempt<>(null, 0, null, true);
     }
   }
 
@@ -113,6 +125,7 @@ final class Acquisition<T> {
   private final Ticker ticker;
   private volatile WaitChannels.@Nullable Waiter waiter;
   private int rounds;
+  private volatile boolean triedAgainAtOnce;
 
   Acquisition(LatchkeyClient client, WaitPlan plan, Strategy<T> strategy) {
     this.client = client;
@@ -175,6 +188,9 @@ final class Acquisition<T> {
             if (!result.complete(outcome.value())) {
               strategy.compensate(outcome.value());
             }
+          } else if (outcome.retryAtOnce() && !triedAgainAtOnce) {
+            triedAgainAtOnce = true;
+            handle(attemptOnce(), signal);
           } else {
             onBusy(outcome, signal);
           }

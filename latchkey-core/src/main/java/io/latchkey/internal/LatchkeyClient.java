@@ -573,6 +573,14 @@ public final class LatchkeyClient implements Latchkey {
       long leaseMillis) {
     return switch (answer.status()) {
       case GRANTED -> {
+        if (inheritsForgottenHolds(ref, mode, answer)) {
+          // Give every hold of that grant back and try again: the next grant is a fresh one.
+          GrantRef grant = new GrantRef(ref, answer.fencingToken());
+          for (int i = 0; i < answer.holds(); i++) {
+            ledger.undo(grant, mode, "it re-entered holds this thread had already given up");
+          }
+          yield Acquisition.Attempt.<Lease>undone();
+        }
         Hold hold =
             ledger.granted(
                 ref,
@@ -582,9 +590,9 @@ public final class LatchkeyClient implements Latchkey {
                 sentAt,
                 TimeUnit.MILLISECONDS.toNanos(leaseMillis),
                 validForNanos(answer));
-        // A grant that came too late to use was undone: try again while the wait lasts.
+        // A grant that came too late to use was undone: try again.
         yield hold == null
-            ? Acquisition.Attempt.<Lease>busy(0)
+            ? Acquisition.Attempt.<Lease>undone()
             : Acquisition.Attempt.<Lease>granted(new HoldLease(this, hold, mode));
       }
       case BUSY -> Acquisition.Attempt.<Lease>busy(answer.retryAfterMillis(), answer.retryWhen());
@@ -595,6 +603,25 @@ public final class LatchkeyClient implements Latchkey {
                   + "' and asked for its write lock: release the read lock"
                   + " first (an upgrade would deadlock against other readers)");
     };
+  }
+
+  /**
+   * Whether a grant to a thread owner re-entered holds that this client no longer counts: every
+   * hold of a thread owner is taken by this client, so holds on the backend beyond the local ones
+   * and this grant are left over from a release that never reached the backend (its call failed
+   * without an answer). Handing the grant out would make the application see one fencing token
+   * across acquisitions it saw as separate, and keep the leftover alive for ever.
+   */
+  private boolean inheritsForgottenHolds(HolderRef ref, LockMode mode, AcquireResult answer) {
+    if (!isThreadOwner(ref.holderId())) {
+      return false; // a token owner's other holds may belong to another process
+    }
+    Hold local = ledger.find(ref);
+    int localHolds =
+        local != null && local.fencingToken() == answer.fencingToken() && local.lost() == null
+            ? local.holds(mode)
+            : 0;
+    return answer.holds() > localHolds + 1;
   }
 
   /** An acquire answer that came after the call timed out: undo exactly the grant it reports. */

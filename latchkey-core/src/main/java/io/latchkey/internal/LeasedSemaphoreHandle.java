@@ -125,7 +125,7 @@ final class LeasedSemaphoreHandle extends LeaseIssuingHandle implements LeasedSe
                                     TimeUnit.MILLISECONDS.toNanos(leaseMillis));
                             // A permit that came too late to use was given back: try again.
                             return hold == null
-                                ? Acquisition.Attempt.<Lease>busy(0)
+                                ? Acquisition.Attempt.<Lease>undone()
                                 : Acquisition.Attempt.<Lease>granted(
                                     new HoldLease(client, hold, LockMode.EXCLUSIVE));
                           });

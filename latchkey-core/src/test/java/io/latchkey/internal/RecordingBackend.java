@@ -49,6 +49,7 @@ final class RecordingBackend implements BackendFactory {
   private final List<Runnable> heldAnswers = new ArrayList<>();
   private volatile boolean dropRenewals;
   private volatile long validityCap = -1;
+  private volatile boolean failReleases;
   private volatile boolean holdAcquireAnswers;
   private volatile @Nullable BackendContext context;
 
@@ -89,6 +90,11 @@ final class RecordingBackend implements BackendFactory {
    */
   void capValidity(long millis) {
     validityCap = millis;
+  }
+
+  /** Releases fail as a reset connection would, without reaching the server. */
+  void failReleases(boolean fail) {
+    failReleases = fail;
   }
 
   void holdAcquireAnswers(boolean hold) {
@@ -217,6 +223,10 @@ final class RecordingBackend implements BackendFactory {
     @Override
     public CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode) {
       releases.add(grant);
+      if (failReleases) {
+        return CompletableFuture.failedFuture(
+            new java.io.UncheckedIOException(new java.io.IOException("connection reset")));
+      }
       return inner.locks().release(grant, mode);
     }
 

@@ -322,6 +322,14 @@ abstract class SpiContractSupport extends ContractSupport {
       return !queue.isEmpty();
     }
 
+    /**
+     * @param timeout how long to wait
+     * @return the next wake-up, or null if none arrives within {@code timeout}
+     */
+    @Nullable Wakeup within(Duration timeout) {
+      return poll(timeout);
+    }
+
     /** Checks that nothing arrives within {@link #QUIET}. */
     void assertNoneArrives() {
       assertThat(poll(QUIET)).as("a wake-up that nobody needs").isNull();
