@@ -1,22 +1,16 @@
 package io.latchkey.testkit.contract;
 
-import io.latchkey.Feature;
 import io.latchkey.LockMode;
 import io.latchkey.spi.AcquireResult;
-import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.BackendFactory;
 import io.latchkey.spi.GrantRef;
-import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
-import io.latchkey.spi.LeasedSemaphoreStore;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
 import io.latchkey.spi.RenewResult;
-import io.latchkey.spi.SemaphoreStore;
 import io.latchkey.spi.WakeupBus;
 import java.util.Collection;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,13 +23,12 @@ import java.util.function.Supplier;
  * server keeps whatever the process had set up before: its holds, its queue places. Resuming lets
  * later calls and wake-ups through again; what was lost while paused stays lost, as it would.
  */
-final class PausingBackend implements LatchkeyBackend {
-  private final LatchkeyBackend delegate;
+final class PausingBackend extends ForwardingBackend {
   private final AtomicBoolean paused;
   private final LockStore locks;
 
   private PausingBackend(LatchkeyBackend delegate, AtomicBoolean paused) {
-    this.delegate = delegate;
+    super(delegate);
     this.paused = paused;
     this.locks = new PausingLocks(delegate.locks());
   }
@@ -54,33 +47,8 @@ final class PausingBackend implements LatchkeyBackend {
   }
 
   @Override
-  public String description() {
-    return delegate.description();
-  }
-
-  @Override
-  public Set<Feature> features() {
-    return delegate.features();
-  }
-
-  @Override
   public LockStore locks() {
     return locks;
-  }
-
-  @Override
-  public SemaphoreStore semaphores() {
-    return delegate.semaphores();
-  }
-
-  @Override
-  public LeasedSemaphoreStore leasedSemaphores() {
-    return delegate.leasedSemaphores();
-  }
-
-  @Override
-  public LatchStore latches() {
-    return delegate.latches();
   }
 
   @Override
@@ -101,21 +69,6 @@ final class PausingBackend implements LatchkeyBackend {
   @Override
   public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
     return unlessPaused(() -> delegate.renew(grants, leaseMillis));
-  }
-
-  @Override
-  public AdminStore admin() {
-    return delegate.admin();
-  }
-
-  @Override
-  public String identity() {
-    return delegate.identity();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 
   private final class PausingLocks implements LockStore {

@@ -139,15 +139,12 @@ public abstract class WaitQueueContract extends SpiContractSupport {
   @RequiresFeature(Feature.FAIR_LOCK)
   void fairRequestsServeTheHeadOnly() {
     String name = uniqueName("spi-fair");
-    LatchkeyBackend holderBackend = open();
-    LatchkeyBackend waiterBackend = open();
-    String holder = owner("holder");
-    String head = owner("head");
-    String behind = owner("behind");
-    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
-    refused(waiterBackend, queued(name, head, true), LONG_LEASE);
-    refused(waiterBackend, queued(name, behind, true), LONG_LEASE);
-    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+    QueueOfTwo queue = queueOfTwo(name, true);
+    queue.releaseHolder();
+    LatchkeyBackend holderBackend = queue.holderBackend();
+    LatchkeyBackend waiterBackend = queue.waiterBackend();
+    String head = queue.head();
+    String behind = queue.behind();
 
     refused(waiterBackend, queued(name, behind, true), 0);
     LockRequest newcomer =
@@ -330,16 +327,12 @@ public abstract class WaitQueueContract extends SpiContractSupport {
   @RequiresFeature(Feature.WAKEUP_PUSH)
   void headLeavingTheQueueWakesTheNext() {
     String name = uniqueName("spi-leave-wakes");
-    LatchkeyBackend holderBackend = open();
-    LatchkeyBackend waiterBackend = open();
     Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
-    String holder = owner("holder");
-    String head = owner("head");
-    String next = owner("next");
-    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
-    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
-    refused(waiterBackend, queued(name, next, false), LONG_LEASE);
-    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+    QueueOfTwo queue = queueOfTwo(name, false);
+    queue.releaseHolder();
+    LatchkeyBackend waiterBackend = queue.waiterBackend();
+    String head = queue.head();
+    String next = queue.behind();
     assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(head));
 
     join(waiterBackend.locks().leaveQueue(name, head));
@@ -350,15 +343,12 @@ public abstract class WaitQueueContract extends SpiContractSupport {
   @Test
   void wokenHeadKeepsAFreeLockDuringItsHandoff() {
     String name = uniqueName("spi-handoff-kept");
-    LatchkeyBackend holderBackend = open();
-    LatchkeyBackend waiterBackend = open();
-    String holder = owner("holder");
-    String head = owner("head");
-    String behind = owner("behind");
-    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
-    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
-    refused(waiterBackend, queued(name, behind, false), LONG_LEASE);
-    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+    QueueOfTwo queue = queueOfTwo(name, false);
+    queue.releaseHolder();
+    LatchkeyBackend holderBackend = queue.holderBackend();
+    LatchkeyBackend waiterBackend = queue.waiterBackend();
+    String head = queue.head();
+    String behind = queue.behind();
 
     // Hand-offs far longer than the test: the lock stays kept for the head.
     LockRequest barger =
@@ -377,15 +367,12 @@ public abstract class WaitQueueContract extends SpiContractSupport {
   @RequiresFeature({Feature.ADMIN, Feature.FAIR_LOCK})
   void wokenHeadThatDoesNotComeMissesItsTurn() {
     String name = uniqueName("spi-handoff-missed");
-    LatchkeyBackend holderBackend = open();
-    LatchkeyBackend waiterBackend = open();
-    String holder = owner("holder");
-    String head = owner("head");
-    String behind = owner("behind");
-    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
-    refused(waiterBackend, queued(name, head, true), LONG_LEASE);
-    refused(waiterBackend, queued(name, behind, true), LONG_LEASE);
-    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+    QueueOfTwo queue = queueOfTwo(name, true);
+    queue.releaseHolder();
+    LatchkeyBackend holderBackend = queue.holderBackend();
+    LatchkeyBackend waiterBackend = queue.waiterBackend();
+    String head = queue.head();
+    String behind = queue.behind();
 
     Awaiting.eventually()
         .until(
@@ -402,16 +389,13 @@ public abstract class WaitQueueContract extends SpiContractSupport {
   @RequiresFeature(Feature.WAKEUP_PUSH)
   void missedTurnWakesTheNextWaiter() {
     String name = uniqueName("spi-handoff-wakes");
-    LatchkeyBackend holderBackend = open();
-    LatchkeyBackend waiterBackend = open();
     Wakeups wakeups = subscribe(open(), ResourceType.LOCK, name);
-    String holder = owner("holder");
-    String head = owner("head");
-    String behind = owner("behind");
-    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
-    refused(waiterBackend, queued(name, head, false), LONG_LEASE);
-    refused(waiterBackend, queued(name, behind, false), LONG_LEASE);
-    release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+    QueueOfTwo queue = queueOfTwo(name, false);
+    queue.releaseHolder();
+    LatchkeyBackend holderBackend = queue.holderBackend();
+    LatchkeyBackend waiterBackend = queue.waiterBackend();
+    String head = queue.head();
+    String behind = queue.behind();
     assertThat(wakeups.next()).isEqualTo(Wakeup.forOwner(head));
 
     // A barger that counts any hand-off older than 1 ms as missed: refused either way.
@@ -447,5 +431,35 @@ public abstract class WaitQueueContract extends SpiContractSupport {
             name, owner("new-reader"), LockMode.SHARED, LONG_LEASE, false, 0, LONG_HANDOFF);
     acquired(readerBackend, newReader);
     acquired(readerBackend, handingOff(name, reader, LockMode.SHARED, false, LONG_HANDOFF));
+  }
+
+  /**
+   * A lock held by one backend's owner with two owners of another backend queued behind it, the
+   * head first.
+   */
+  private record QueueOfTwo(
+      String name,
+      LatchkeyBackend holderBackend,
+      LatchkeyBackend waiterBackend,
+      String holder,
+      long token,
+      String head,
+      String behind) {
+    /** The holder releases: the lock is free and the head is woken. */
+    void releaseHolder() {
+      release(holderBackend, name, holder, token, LockMode.EXCLUSIVE);
+    }
+  }
+
+  private QueueOfTwo queueOfTwo(String name, boolean fair) {
+    LatchkeyBackend holderBackend = open();
+    LatchkeyBackend waiterBackend = open();
+    String holder = owner("holder");
+    String head = owner("head");
+    String behind = owner("behind");
+    long token = acquired(holderBackend, exclusive(name, holder)).fencingToken();
+    refused(waiterBackend, queued(name, head, fair), LONG_LEASE);
+    refused(waiterBackend, queued(name, behind, fair), LONG_LEASE);
+    return new QueueOfTwo(name, holderBackend, waiterBackend, holder, token, head, behind);
   }
 }
