@@ -4,13 +4,14 @@
  * redis-sentinel://} and {@code redis-cluster://} schemes (and their TLS forms).
  *
  * <p>Lettuce is an automatic module: its jar declares the stable name {@code lettuce.core}
- * (Automatic-Module-Name) but no module-info, hence the suppressed requires-automatic lint.
+ * (Automatic-Module-Name) but no module-info, hence the suppressed requires-automatic lints. It is
+ * required transitively: {@code RedisBackend.builder} takes an application's Lettuce client.
  */
-@SuppressWarnings("requires-automatic")
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module io.latchkey.redis {
   // RedisBackend implements SPI types of core, so readers of this module read core too.
   requires transitive io.latchkey;
-  requires lettuce.core;
+  requires transitive lettuce.core;
   requires org.slf4j;
   requires static org.jspecify;
 

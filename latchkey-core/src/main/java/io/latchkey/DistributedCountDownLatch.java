@@ -42,6 +42,21 @@ public interface DistributedCountDownLatch {
   long count();
 
   /**
+   * Waits as long as it takes for the count to reach zero; returns at once for a latch that was
+   * never set.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   */
+  void await() throws InterruptedException;
+
+  /**
+   * Asynchronous {@link #await()}; cancelling the stage abandons the wait.
+   *
+   * @return completes when the count reached zero
+   */
+  CompletionStage<Void> awaitAsync();
+
+  /**
    * Waits until the count reaches zero; returns at once for a latch that was never set.
    *
    * @param wait how long to wait at most
@@ -57,4 +72,19 @@ public interface DistributedCountDownLatch {
    * @return true if the count reached zero in time
    */
   CompletionStage<Boolean> awaitAsync(Duration wait);
+
+  /**
+   * Deletes the latch, whatever its count: it is then as if it had reached zero, and every waiter
+   * wakes and returns as from a latch that reached zero.
+   *
+   * @return true if the latch was counting down
+   * @throws UnsupportedFeatureException without {@link Feature#DELETE_RECORDS}
+   */
+  boolean delete();
+
+  /**
+   * @return true if the latch is counting down (set, and not yet at zero or deleted): {@code
+   *     count() > 0}
+   */
+  boolean isExists();
 }

@@ -30,8 +30,9 @@ import java.util.concurrent.locks.Lock;
  * completes with belongs to the calling thread (or token) even though it completes elsewhere.
  *
  * <p>Re-entering without a lease time puts the hold under the watchdog even if the outer acquire
- * gave one: the lock is then held until released. Every acquire form of the write side of a
- * read-write lock fails with {@link LockUpgradeException} when the owner holds only the read side.
+ * gave one: the lock is then held until released. When the owner holds only the read side of a
+ * read-write lock, every acquire and lock form of the write side fails with {@link
+ * LockUpgradeException}, and the try forms answer false (see {@link DistributedReadWriteLock}).
  *
  * <p>Lock names are shared between {@link Latchkey#lock}, {@link Latchkey#fairLock} and the write
  * side of {@link Latchkey#readWriteLock}: they are the same lock, differing in how waiters queue.
@@ -116,6 +117,18 @@ public interface DistributedLock extends Lock, LeaseSource {
    * @return true if the lock was held
    */
   boolean forceUnlock();
+
+  /**
+   * Asks whoever holds this lock (every holder, in every mode) to give it up: cooperative
+   * revocation, Curator's {@code Revoker}. The holders' {@linkplain Lease#onRevocationRequested
+   * handlers} run in their own processes; nothing is released here, and a holder without a handler
+   * keeps the lock. Works on any lock name, whichever primitive holds it (a lock, a fair lock, a
+   * mutex, a read-write lock).
+   *
+   * @return true if the lock was held and its holders were asked; false if nobody holds it
+   * @throws UnsupportedFeatureException if the backend lacks {@link Feature#REVOCATION}
+   */
+  boolean requestRevocation();
 
   /**
    * A view of this lock owned by {@code owner} instead of the calling thread: every method of the

@@ -25,4 +25,12 @@ public interface DistributedMutex extends LeaseSource {
    * @return true if it was held
    */
   boolean forceUnlock();
+
+  /**
+   * Asks whoever holds this mutex to give it up; see {@link DistributedLock#requestRevocation()}.
+   *
+   * @return true if the mutex was held and its holder was asked; false if nobody holds it
+   * @throws UnsupportedFeatureException if the backend lacks {@link Feature#REVOCATION}
+   */
+  boolean requestRevocation();
 }

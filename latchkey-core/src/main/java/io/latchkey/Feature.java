@@ -17,6 +17,34 @@ public enum Feature {
   /** Count-down latches. */
   COUNT_DOWN_LATCH,
   /**
+   * Semaphore, leased semaphore and latch records can be deleted and tested for existence ({@code
+   * delete()}, {@code isExists()}), and a semaphore released only while its record exists ({@link
+   * DistributedSemaphore#releaseIfExists(int)}).
+   */
+  DELETE_RECORDS,
+  /**
+   * A semaphore's permits can be drained ({@link DistributedSemaphore#drainPermits()}) and set
+   * unconditionally ({@link DistributedSemaphore#setPermits(int)}).
+   */
+  DRAIN_AND_SET_PERMITS,
+  /**
+   * A leased semaphore grants and releases several permits in one atomic step, all or none ({@link
+   * LeasedSemaphore#acquire(int, java.time.Duration)}, {@link
+   * LeasedSemaphore#release(java.util.List)}).
+   */
+  PERMIT_BATCHES,
+  /**
+   * A held permit of a leased semaphore can be given a new lease time, shorter or longer ({@link
+   * LeasedSemaphore#updateLeaseTime(String, java.time.Duration)}).
+   */
+  PERMIT_LEASE_UPDATE,
+  /**
+   * The operator's tools also show semaphores, leased semaphores (with each permit's holder and
+   * lease) and latches ({@link LockAdmin#inspectSemaphore(String)} and the like); needs {@link
+   * #ADMIN} as well.
+   */
+  SYNCHRONIZER_INSPECTION,
+  /**
    * Explicit lease times ({@code acquire(wait, leaseTime)}): the backend expires a grant by its own
    * clock when the lease runs out, whether or not the client is alive. Backends whose holds live as
    * long as a connection or session (advisory locks, ZooKeeper) lack it.
@@ -50,5 +78,11 @@ public enum Feature {
    * Every client keeps a presence record that dies with it, so that {@link LockAdmin#clients()}
    * lists the live clients and a monitor can tell holders of dead clients.
    */
-  PRESENCE
+  PRESENCE,
+  /**
+   * Cooperative revocation: any client can ask the holders of a lock to give it up ({@link
+   * DistributedLock#requestRevocation()}), and a holder hears the request through {@link
+   * Lease#onRevocationRequested}. Nothing is taken from a holder: it decides whether to release.
+   */
+  REVOCATION
 }

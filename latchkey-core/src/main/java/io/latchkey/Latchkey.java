@@ -3,6 +3,7 @@ package io.latchkey;
 import io.latchkey.internal.BackendRegistry;
 import io.latchkey.internal.LatchkeyClient;
 import io.latchkey.spi.BackendFactory;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 
@@ -142,6 +143,27 @@ public interface Latchkey extends AutoCloseable {
    */
   default MultiLock multiLock(DistributedLock... locks) {
     return MultiLock.of(locks);
+  }
+
+  /**
+   * Joins the leader election of {@code name} as a new participant, which competes at once (see
+   * {@link LeaderElection}). Every call is another participant; close it to leave.
+   *
+   * @param name the election's name, which is also the name of its lock
+   * @param listener hears this participant's terms, on the callback executor
+   * @return the participant
+   */
+  LeaderElection joinElection(String name, LeadershipListener listener);
+
+  /**
+   * Joins the leader election of {@code name} without a listener: ask {@link
+   * LeaderElection#isLeader()} or wait with {@link LeaderElection#awaitLeadership(Duration)}.
+   *
+   * @param name the election's name, which is also the name of its lock
+   * @return the participant
+   */
+  default LeaderElection joinElection(String name) {
+    return joinElection(name, new LeadershipListener() {});
   }
 
   /**

@@ -29,6 +29,7 @@ public final class LatchkeyOptions {
   private final Ticker ticker;
   private final Executor callbackExecutor;
   private final boolean closeOnShutdown;
+  private final LatchkeyObserver observer;
 
   private LatchkeyOptions(Builder b) {
     this.leaseTime = b.leaseTime;
@@ -40,6 +41,7 @@ public final class LatchkeyOptions {
     this.ticker = b.ticker;
     this.callbackExecutor = b.callbackExecutor;
     this.closeOnShutdown = b.closeOnShutdown;
+    this.observer = b.observer;
     if (renewInterval.compareTo(leaseTime) >= 0) {
       throw new IllegalArgumentException(
           "renewInterval ("
@@ -137,6 +139,14 @@ public final class LatchkeyOptions {
   }
 
   /**
+   * @return what hears the engine's events for metrics and tracing ({@link LatchkeyObserver#NONE}
+   *     by default)
+   */
+  public LatchkeyObserver observer() {
+    return observer;
+  }
+
+  /**
    * @return a builder starting from these settings
    */
   public Builder toBuilder() {
@@ -149,6 +159,7 @@ public final class LatchkeyOptions {
     b.renewBatchSize = renewBatchSize;
     b.ticker = ticker;
     b.closeOnShutdown = closeOnShutdown;
+    b.observer = observer;
     return b;
   }
 
@@ -205,6 +216,7 @@ public final class LatchkeyOptions {
     private Ticker ticker = Ticker.system();
     private Executor callbackExecutor = DefaultCallbackExecutor.INSTANCE;
     private boolean closeOnShutdown = true;
+    private LatchkeyObserver observer = LatchkeyObserver.NONE;
 
     private Builder() {}
 
@@ -293,6 +305,16 @@ public final class LatchkeyOptions {
      */
     public Builder closeOnShutdown(boolean closeOnShutdown) {
       this.closeOnShutdown = closeOnShutdown;
+      return this;
+    }
+
+    /**
+     * @param observer hears the engine's events; its methods must not block (see {@link
+     *     LatchkeyObserver})
+     * @return this
+     */
+    public Builder observer(LatchkeyObserver observer) {
+      this.observer = Objects.requireNonNull(observer, "observer must not be null");
       return this;
     }
 

@@ -86,4 +86,31 @@ public interface Lease extends AutoCloseable {
    * @param listener the listener
    */
   void addListener(LeaseListener listener);
+
+  /**
+   * Registers a handler for cooperative revocation: when another client (or an operator, with
+   * {@code latchkey revoke NAME}) asks the holders of this lease's lock to give it up ({@link
+   * DistributedLock#requestRevocation()}), the handler is called with this lease, typically to
+   * finish the work at hand and {@linkplain #release() release} it. Nothing is taken away: a holder
+   * whose handler ignores the request keeps the lock.
+   *
+   * <p>Handlers run on the client's {@linkplain LatchkeyOptions#callbackExecutor() callback
+   * executor}, never on latchkey's own threads nor a client library's network thread. A handler is
+   * called once per request that reaches this lease while it is held; if a request reached it
+   * before the handler was registered, the handler is called at once. After this method returns, no
+   * request sent later is missed (unless the backend's connection drops meanwhile). Only lock
+   * leases (locks, fair locks, mutexes, either side of a read-write lock) can be asked for.
+   *
+   * @param handler receives this lease
+   * @throws UnsupportedFeatureException if the backend lacks {@link Feature#REVOCATION}
+   * @throws UnsupportedOperationException for a permit of a leased semaphore
+   * @throws BackendUnavailableException if the client could not start listening for requests
+   */
+  void onRevocationRequested(Consumer<? super Lease> handler);
+
+  /**
+   * @return true once a revocation request has reached this lease (see {@link
+   *     #onRevocationRequested}), for holders that prefer to check between steps of their work
+   */
+  boolean isRevocationRequested();
 }

@@ -5,8 +5,9 @@ import java.util.Optional;
 
 /**
  * The monitor's view of a backend: which locks are held, by whom, for how long, and the power to
- * free one. Every operation needs {@link Feature#ADMIN}; listing live clients also needs {@link
- * Feature#PRESENCE}.
+ * free one; and the state of semaphores, leased semaphores and latches. Every operation needs
+ * {@link Feature#ADMIN}; listing live clients also needs {@link Feature#PRESENCE}, and the views of
+ * semaphores and latches {@link Feature#SYNCHRONIZER_INSPECTION}.
  */
 public interface LockAdmin {
   /**
@@ -46,4 +47,43 @@ public interface LockAdmin {
    *     Feature#PRESENCE})
    */
   List<ClientInfo> clients();
+
+  /**
+   * @param name a semaphore name
+   * @return the semaphore, if its record exists
+   * @throws UnsupportedFeatureException without {@link Feature#SYNCHRONIZER_INSPECTION}
+   */
+  Optional<SemaphoreInfo> inspectSemaphore(String name);
+
+  /**
+   * @param name a leased semaphore name
+   * @return the semaphore with its granted permits, if its record exists
+   * @throws UnsupportedFeatureException without {@link Feature#SYNCHRONIZER_INSPECTION}
+   */
+  Optional<LeasedSemaphoreInfo> inspectLeasedSemaphore(String name);
+
+  /**
+   * @param name a latch name
+   * @return the latch, if it is counting down
+   * @throws UnsupportedFeatureException without {@link Feature#SYNCHRONIZER_INSPECTION}
+   */
+  Optional<LatchInfo> inspectLatch(String name);
+
+  /**
+   * @return every semaphore whose record exists, by name
+   * @throws UnsupportedFeatureException without {@link Feature#SYNCHRONIZER_INSPECTION}
+   */
+  List<SemaphoreInfo> listSemaphores();
+
+  /**
+   * @return every leased semaphore whose record exists, by name
+   * @throws UnsupportedFeatureException without {@link Feature#SYNCHRONIZER_INSPECTION}
+   */
+  List<LeasedSemaphoreInfo> listLeasedSemaphores();
+
+  /**
+   * @return every latch counting down, by name
+   * @throws UnsupportedFeatureException without {@link Feature#SYNCHRONIZER_INSPECTION}
+   */
+  List<LatchInfo> listLatches();
 }

@@ -16,7 +16,14 @@ import org.junit.jupiter.api.Test;
  */
 class AsyncFormsTest {
   private static final Set<String> BLOCKING =
-      Set.of("acquire", "release", "unlock", "await", "countDown");
+      Set.of(
+          "acquire",
+          "release",
+          "releaseIfExists",
+          "unlock",
+          "await",
+          "countDown",
+          "updateLeaseTime");
 
   @Test
   void everyBlockingOperationHasAnAsyncForm() {

@@ -210,30 +210,19 @@ public final class RedisBenchmarks {
       String loadAfter,
       Duration took,
       Settings settings) {
-    return String.format(
-        Locale.ROOT,
-        "%d cores (%s), %s %s; %s %s (%s); Redis %s; Lettuce %s; Redisson %s;"
-            + " run started %s, took %d min %02d s%s; load average (1, 5, 15 min) %s before, %s"
-            + " after.",
-        Runtime.getRuntime().availableProcessors(),
-        cpuModel(),
-        System.getProperty("os.name"),
-        System.getProperty("os.version"),
-        System.getProperty("java.vm.name"),
-        System.getProperty("java.runtime.version"),
-        System.getProperty("java.vm.vendor"),
-        redisVersion,
-        mavenVersion("io.lettuce", "lettuce-core"),
-        mavenVersion("org.redisson", "redisson"),
+    return PeerComparison.machine(
         startedAt,
-        took.toMinutes(),
-        took.toSecondsPart(),
-        settings.quick ? " (--quick: a smoke run, not a measurement)" : "",
         loadBefore,
-        loadAfter);
+        loadAfter,
+        took,
+        settings.quick,
+        List.of(
+            "Redis " + redisVersion,
+            "Lettuce " + mavenVersion("io.lettuce", "lettuce-core"),
+            "Redisson " + mavenVersion("org.redisson", "redisson")));
   }
 
-  private static String mavenVersion(String group, String artifact) {
+  static String mavenVersion(String group, String artifact) {
     try (InputStream in =
         RedisBenchmarks.class.getResourceAsStream(
             "/META-INF/maven/" + group + "/" + artifact + "/pom.properties")) {
@@ -247,7 +236,7 @@ public final class RedisBenchmarks {
     }
   }
 
-  private static String cpuModel() {
+  static String cpuModel() {
     try (Stream<String> lines = Files.lines(Paths.get("/proc/cpuinfo"))) {
       return lines
           .filter(line -> line.startsWith("model name"))
@@ -259,7 +248,8 @@ public final class RedisBenchmarks {
     }
   }
 
-  private static String loadAverage() {
+  /** The 1, 5 and 15 minute load averages, from /proc/loadavg. */
+  static String loadAverage() {
     try {
       String[] fields = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+", -1);
       return fields[0] + ", " + fields[1] + ", " + fields[2];

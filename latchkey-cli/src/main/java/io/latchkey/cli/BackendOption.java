@@ -26,7 +26,9 @@ final class BackendOption {
   @Option(
       names = "--backend",
       paramLabel = "URI",
-      description = "The lock service, e.g. redis://localhost:6379 (default: $LATCHKEY_URL).")
+      description =
+          "The lock service, e.g. redis://localhost:6379, jdbc:postgresql://db/app,"
+              + " jdbc:mariadb://db/app, zookeeper://zk:2181 (default: $LATCHKEY_URL).")
   @Nullable String uri;
 
   /**
@@ -57,19 +59,32 @@ final class BackendOption {
                         "no backend: give --backend URI or set "
                             + ENVIRONMENT_VARIABLE
                             + ", e.g. redis://localhost:6379"));
+    if (DemoServer.named(given).isPresent()) {
+      throw new ParameterException(
+          command.commandLine(),
+          "'"
+              + given
+              + "' names a server that only the demo starts for itself: give the URI of a"
+              + " running one, e.g. redis://localhost:6379 or jdbc:postgresql://db/app");
+    }
     if (isInProcess(given)) {
       throw new ParameterException(
           command.commandLine(),
           "'"
               + given
-              + "' is the in-process backend, which no other process can see: give a shared one,"
+              + "' is an in-process backend, which no other process can see: give a shared one,"
               + " e.g. redis://localhost:6379");
     }
     return given;
   }
 
+  /**
+   * @return true for the backends that live in this process alone: {@code memory:} and an H2
+   *     in-memory database ({@code jdbc:h2:mem:})
+   */
   static boolean isInProcess(String uri) {
-    return uri.toLowerCase(Locale.ROOT).startsWith("memory:");
+    String lower = uri.toLowerCase(Locale.ROOT);
+    return lower.startsWith("memory:") || lower.startsWith("jdbc:h2:mem:");
   }
 
   /**

@@ -1,7 +1,7 @@
 package io.latchkey.cli;
 
+import io.latchkey.Feature;
 import io.latchkey.Latchkey;
-import io.latchkey.servers.RedisTestServer;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +20,10 @@ import picocli.CommandLine.Spec;
  * {@code latchkey demo}: the flash sale of the mission. Buyers in several worker processes race for
  * a small stock; without a lock the stock is oversold, with a distributed lock (or a semaphore of
  * the stock) it never is. Without a backend it starts an embedded {@code redis-server} and stops it
- * afterwards; on the in-process {@code memory:} backend the buyers are threads of one JVM.
+ * afterwards, and a keyword instead of a URI ({@code --backend postgres}) starts that server
+ * ({@link DemoServer}); on the in-process {@code memory:} backend the buyers are threads of one
+ * JVM. The demo deletes the semaphore it made, where the backend can ({@link
+ * Feature#DELETE_RECORDS}).
  */
 @Command(
     name = "demo",
@@ -32,7 +35,9 @@ import picocli.CommandLine.Spec;
             + "no lock, a reentrant lock, a fair lock and a semaphore checkout, and the results "
             + "are printed: sold, oversold, throughput and waits. Without --backend (or "
             + "LATCHKEY_URL) it starts an embedded redis-server (from PATH, else the one "
-            + "shipped with latchkey) and stops it afterwards. On memory: the buyers are "
+            + "shipped with latchkey) and stops it afterwards; --backend postgres, mariadb or "
+            + "zookeeper (or redis) starts that server instead (PostgreSQL and MariaDB from "
+            + "the binaries installed on this machine). On memory: the buyers are "
             + "threads of this process, as nothing else can reach its memory. The demo uses the "
             + "names latchkey-demo/flash-sale/*; run one demo per backend at a time.")
 final class DemoCommand implements Callable<Integer> {
@@ -67,11 +72,11 @@ final class DemoCommand implements Callable<Integer> {
     check("--processes", processes, 32);
     check("--threads", threads, 256);
     Optional<String> given = backend.given();
-    if (given.isEmpty()) {
-      try (RedisTestServer redis = RedisTestServer.start()) {
-        return run(
-            redis.uri(),
-            "an embedded redis-server " + redis.binary().version() + ", stopped after the demo");
+    Optional<DemoServer> embedded =
+        given.isEmpty() ? Optional.of(DemoServer.REDIS) : given.flatMap(DemoServer::named);
+    if (embedded.isPresent()) {
+      try (DemoServer.Running server = embedded.get().start()) {
+        return run(server.uri(), server.note());
       }
     }
     return run(given.get(), null);
@@ -101,15 +106,29 @@ final class DemoCommand implements Callable<Integer> {
               ? " (in-process: no other process can reach it)"
               : note == null ? "" : " (" + note + ")");
       out.flush();
+      List<FlashSale.Result> results;
       if (inProcess) {
-        print(out, sell(latchkey, new FlashSale.Threads(latchkey, processes * threads)));
+        results = sell(latchkey, new FlashSale.Threads(latchkey, processes * threads));
       } else {
         try (WorkerProcesses workers = startWorkers(uri)) {
-          print(out, sell(latchkey, workers));
+          results = sell(latchkey, workers);
         }
       }
+      deleteRecords(latchkey);
+      print(out, results);
     }
     return ExitCodes.OK;
+  }
+
+  /**
+   * Deletes the semaphore of the checkout run, so that the demo leaves no record behind (the locks
+   * leave none once released). Where records cannot be deleted, the next demo sets the permits
+   * again, so the one record left is reused.
+   */
+  private static void deleteRecords(Latchkey latchkey) {
+    if (latchkey.features().contains(Feature.DELETE_RECORDS)) {
+      latchkey.semaphore(SaleGuard.SEMAPHORE.resource()).delete();
+    }
   }
 
   private WorkerProcesses startWorkers(String uri) throws InterruptedException {

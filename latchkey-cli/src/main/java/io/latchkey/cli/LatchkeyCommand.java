@@ -5,9 +5,9 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code latchkey} command: the flash-sale demo, {@code exec} under a lock, and the lock
- * monitor ({@code ls}, {@code inspect}, {@code unlock}, {@code reap}). Errors are one line on
- * standard error starting with {@code latchkey:}, never a stack trace; exit codes are listed in
- * {@code --help}.
+ * monitor ({@code ls}, {@code inspect}, {@code unlock}, {@code revoke}, {@code reap}). Errors are
+ * one line on standard error starting with {@code latchkey:}, never a stack trace; exit codes are
+ * listed in {@code --help}.
  */
 @Command(
     name = "latchkey",
@@ -33,6 +33,7 @@ import picocli.CommandLine.Command;
       LsCommand.class,
       InspectCommand.class,
       UnlockCommand.class,
+      RevokeCommand.class,
       ReapCommand.class,
       DemoWorkerCommand.class,
       CommandLine.HelpCommand.class

@@ -34,8 +34,8 @@ final class LockView {
   }
 
   /**
-   * Every held lock; the backend must list locks and clients ({@link Feature#ADMIN}); clients only
-   * with {@link Feature#PRESENCE}.
+   * Every held lock; the backend must list locks ({@link Feature#ADMIN}); liveness is unknown on a
+   * backend that cannot list clients ({@link Feature#PRESENCE}).
    */
   static LockView all(Latchkey latchkey) {
     List<LockInfo> locks = latchkey.admin().list();
@@ -45,11 +45,13 @@ final class LockView {
   /** One lock, held or not; liveness is unknown on a backend that cannot list clients. */
   static LockView of(Latchkey latchkey, String name) {
     List<LockInfo> locks = latchkey.admin().inspect(name).map(List::of).orElse(List.of());
-    return new LockView(
-        locks, latchkey.features().contains(Feature.PRESENCE) ? liveClients(latchkey) : null);
+    return new LockView(locks, liveClients(latchkey));
   }
 
-  private static Map<String, ClientInfo> liveClients(Latchkey latchkey) {
+  private static @Nullable Map<String, ClientInfo> liveClients(Latchkey latchkey) {
+    if (!latchkey.features().contains(Feature.PRESENCE)) {
+      return null;
+    }
     Map<String, ClientInfo> byId = new HashMap<>();
     for (ClientInfo client : latchkey.admin().clients()) {
       byId.put(client.clientId(), client);
@@ -65,16 +67,28 @@ final class LockView {
    * @return the holder's client, if its presence record says it is alive
    */
   Optional<ClientInfo> client(HolderInfo holder) {
-    return liveClients == null
-        ? Optional.empty()
-        : Optional.ofNullable(liveClients.get(holder.clientId()));
+    return client(holder.clientId());
+  }
+
+  /**
+   * @return the client, if its presence record says it is alive
+   */
+  Optional<ClientInfo> client(String clientId) {
+    return liveClients == null ? Optional.empty() : Optional.ofNullable(liveClients.get(clientId));
   }
 
   /**
    * @return true or false, or null if this backend cannot tell
    */
   @Nullable Boolean alive(HolderInfo holder) {
-    return liveClients == null ? null : liveClients.containsKey(holder.clientId());
+    return alive(holder.clientId());
+  }
+
+  /**
+   * @return whether the client is alive: true or false, or null if this backend cannot tell
+   */
+  @Nullable Boolean alive(String clientId) {
+    return liveClients == null ? null : liveClients.containsKey(clientId);
   }
 
   static String aliveLabel(@Nullable Boolean alive) {
@@ -98,8 +112,15 @@ final class LockView {
     if (thread(holder).isPresent()) {
       return holder.owner();
     }
-    String owner = holder.owner();
-    return owner.length() > 12 ? owner.substring(0, 12) + "..." : owner;
+    return masked(holder.owner());
+  }
+
+  /**
+   * @return the first characters of a credential (an owner token, a permit id: whoever has it may
+   *     release what it holds)
+   */
+  static String masked(String credential) {
+    return credential.length() > 12 ? credential.substring(0, 12) + "..." : credential;
   }
 
   /**
@@ -117,6 +138,19 @@ final class LockView {
         + " of client "
         + shortId(holder.clientId())
         + client(holder).map(c -> " (host " + c.host() + ", pid " + c.pid() + ")").orElse("");
+  }
+
+  /**
+   * @return every holder of the viewed locks, described as {@link #describe} does
+   */
+  List<String> describeHolders() {
+    List<String> holders = new ArrayList<>();
+    for (LockInfo lock : locks) {
+      for (HolderInfo holder : lock.holders()) {
+        holders.add(describe(holder));
+      }
+    }
+    return holders;
   }
 
   static String shortId(String clientId) {

@@ -1,8 +1,10 @@
 package io.latchkey.cli;
 
+import io.latchkey.Feature;
 import io.latchkey.HolderInfo;
 import io.latchkey.Latchkey;
 import io.latchkey.LockInfo;
+import io.latchkey.UnsupportedFeatureException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -49,6 +51,10 @@ final class ReapCommand implements Callable<Integer> {
     String uri = backend.shared();
     PrintWriter out = spec.commandLine().getOut();
     try (Latchkey latchkey = BackendOption.connect(uri)) {
+      if (!latchkey.features().contains(Feature.PRESENCE)) {
+        // Without presence records every holder would look dead.
+        throw new UnsupportedFeatureException(Feature.PRESENCE, latchkey.backendDescription());
+      }
       LockView view = LockView.all(latchkey);
       Table table = new Table("lock", "owner", "client", "mode", "lease left", "action");
       int reaped = 0;

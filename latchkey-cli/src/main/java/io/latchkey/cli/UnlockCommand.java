@@ -1,10 +1,7 @@
 package io.latchkey.cli;
 
-import io.latchkey.HolderInfo;
 import io.latchkey.Latchkey;
-import io.latchkey.LockInfo;
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -46,13 +43,7 @@ final class UnlockCommand implements Callable<Integer> {
     String uri = backend.shared();
     PrintWriter out = spec.commandLine().getOut();
     try (Latchkey latchkey = BackendOption.connect(uri)) {
-      LockView view = LockView.of(latchkey, name);
-      List<String> holders = new ArrayList<>();
-      for (LockInfo lock : view.locks()) {
-        for (HolderInfo holder : lock.holders()) {
-          holders.add(view.describe(holder));
-        }
-      }
+      List<String> holders = LockView.of(latchkey, name).describeHolders();
       if (latchkey.admin().forceRelease(name)) {
         out.println(
             "Released '"

@@ -2,12 +2,15 @@ package io.latchkey.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.Latchkey;
 import io.latchkey.servers.RedisTestServer;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code latchkey demo} as a process: worker JVMs, an embedded or a given Redis, the table. */
 class DemoIT {
@@ -63,7 +66,35 @@ class DemoIT {
       Map<String, long[]> rows = rows(demo.stdout());
       assertThat(rows.get("fair lock")).startsWith(40, 0);
       assertThat(workersLeft(redis.uri())).isEmpty();
+      try (Latchkey latchkey = Latchkey.connect(redis.uri())) {
+        assertThat(latchkey.semaphore(SaleGuard.SEMAPHORE.resource()).isExists())
+            .as("the demo deleted the semaphore it made")
+            .isFalse();
+        assertThat(latchkey.admin().list()).isEmpty();
+      }
     }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"postgres", "mariadb", "zookeeper"})
+  void startsTheServerItIsNamedForWorkerProcesses(String server) {
+    Cli.Result demo = Cli.run("demo", "--backend", server, "-k", "30", "-p", "2", "-t", "2");
+
+    assertThat(demo.exitCode()).as(demo.describe()).isZero();
+    String scheme = server.equals("zookeeper") ? "zookeeper://127.0.0.1:" : "jdbc:" + server;
+    assertThat(demo.stdout())
+        .startsWith("Flash sale: 30 items, 2 processes x 2 buyer threads\nBackend: " + scheme)
+        .contains(" (an embedded ")
+        .contains(", stopped after the demo)\n");
+    assertThat(demo.stderr()).as("no logs").isEmpty();
+    Map<String, long[]> rows = rows(demo.stdout());
+    assertThat(rows)
+        .containsOnlyKeys("no lock", "reentrant lock", "fair lock", "semaphore checkout");
+    for (String guarded : List.of("reentrant lock", "fair lock", "semaphore checkout")) {
+      assertThat(rows.get(guarded)).as(guarded).startsWith(30, 0);
+    }
+    String backend = demo.stdout().split("Backend: ", 2)[1].split(" ", 2)[0];
+    assertThat(workersLeft(backend)).isEmpty();
   }
 
   @Test

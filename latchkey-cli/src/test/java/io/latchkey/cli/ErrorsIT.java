@@ -30,7 +30,19 @@ class ErrorsIT {
     Cli.Result result = Cli.run("inspect", "x", "--backend", "memory:");
 
     assertOneLineError(result, ExitCodes.USAGE);
-    assertThat(result.stderr()).contains("'memory:' is the in-process backend");
+    assertThat(result.stderr()).contains("'memory:' is an in-process backend");
+    Cli.Result h2 = Cli.run("ls", "--backend", "jdbc:h2:mem:locks");
+    assertOneLineError(h2, ExitCodes.USAGE);
+    assertThat(h2.stderr()).contains("'jdbc:h2:mem:locks' is an in-process backend");
+  }
+
+  @Test
+  void theDemosServerKeywordsAreRefusedWhereAServerMustRunAlready() {
+    Cli.Result result = Cli.run("ls", "--backend", "postgres");
+
+    assertOneLineError(result, ExitCodes.USAGE);
+    assertThat(result.stderr())
+        .startsWith("latchkey: 'postgres' names a server that only the demo starts for itself");
   }
 
   @Test

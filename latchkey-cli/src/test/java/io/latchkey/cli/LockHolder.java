@@ -6,8 +6,13 @@ import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -20,6 +25,54 @@ import java.util.concurrent.TimeoutException;
  */
 final class LockHolder {
   private LockHolder() {}
+
+  /** A started holder JVM, and the id of its client. */
+  record Started(Process process, String clientId) {}
+
+  /**
+   * Starts a holder JVM and waits until it holds its lock; the caller kills it.
+   *
+   * @param lease the explicit lease of its lock
+   * @param clientLease the lease of its client's presence record
+   */
+  static Started start(String uri, String name, Duration lease, Duration clientLease)
+      throws Exception {
+    List<String> command =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            LockHolder.class.getName(),
+            uri,
+            name,
+            Long.toString(lease.toMillis()),
+            Long.toString(clientLease.toMillis()));
+    Process process =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    BufferedReader output =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8));
+    String line;
+    try {
+      line =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return output.readLine();
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                  })
+              .get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      Cli.kill(process);
+      throw e;
+    }
+    if (line == null || !line.startsWith("HELD ")) {
+      Cli.kill(process);
+      throw new AssertionError("the holder of " + name + " said: " + line);
+    }
+    return new Started(process, line.split(" ", -1)[1]);
+  }
 
   /**
    * Holds a lock as described above.

@@ -7,6 +7,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
+import io.latchkey.LeasedSemaphore;
 import io.latchkey.OwnerToken;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -20,7 +21,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** {@code ls}, {@code inspect} and {@code unlock}, as processes against a Redis the test starts. */
+/**
+ * {@code ls}, {@code inspect}, {@code unlock} and {@code revoke}, as processes against a Redis the
+ * test starts.
+ */
 class MonitorIT {
   private static @Nullable RedisForTests redis;
 
@@ -189,14 +193,96 @@ class MonitorIT {
   void inspectSaysSoWhenTheLockIsFree() {
     Cli.Result text = Cli.run("inspect", "free/lock", "--backend", uri);
     assertThat(text.exitCode()).as(text.describe()).isZero();
-    assertThat(text.stdout()).isEqualTo("Lock 'free/lock' is not held.\n");
+    assertThat(text.stdout())
+        .isEqualTo(
+            """
+            Lock 'free/lock' is not held.
+            No semaphore, leased semaphore or latch is named 'free/lock'.
+            """);
 
     Cli.Result json = Cli.run("inspect", "--json", "free/lock", "--backend", uri);
     assertThat(JsonParser.object(json.stdout()))
         .containsEntry("name", "free/lock")
         .containsEntry("held", false)
         .containsEntry("waiters", 0L)
-        .containsEntry("holders", List.of());
+        .containsEntry("holders", List.of())
+        .containsEntry("semaphore", null)
+        .containsEntry("leasedSemaphore", null)
+        .containsEntry("latch", null)
+        .containsEntry("synchronizersInspected", true);
+  }
+
+  @Test
+  void lsAndInspectShowSemaphoresLeasedSemaphoresAndLatches() throws Exception {
+    client().semaphore("stock").trySetPermits(5);
+    LeasedSemaphore slots = client().leasedSemaphore("slots");
+    slots.trySetPermits(3);
+    Lease permit = slots.tryAcquire(Duration.ofMinutes(5)).orElseThrow();
+    client().countDownLatch("boot").trySetCount(4);
+
+    Cli.Result ls = Cli.run("ls", "--backend", uri);
+
+    assertThat(ls.exitCode()).as(ls.describe()).isZero();
+    List<String> lines = ls.stdout().lines().toList();
+    assertThat(lines.get(0)).startsWith("No locks are held on redis://");
+    assertThat(lines.get(2).split(" +")).containsExactly("semaphore", "available");
+    assertThat(lines.get(3).split(" +")).containsExactly("stock", "5");
+    assertThat(lines.get(5).split(" +"))
+        .containsExactly(
+            "leased",
+            "semaphore",
+            "total",
+            "available",
+            "permit",
+            "lease",
+            "left",
+            "fencing",
+            "client",
+            "host",
+            "pid",
+            "alive");
+    assertThat(lines.get(6).split(" +"))
+        .startsWith("slots", "3", "2", LockView.masked(permit.holderId()))
+        .contains(Long.toString(permit.fencingToken()), client().clientId().substring(0, 8))
+        .endsWith(Long.toString(ProcessHandle.current().pid()), "yes");
+    assertThat(lines.subList(8, lines.size())).containsExactly("latch  count", "boot   4");
+    assertThat(ls.stdout()).doesNotContain(permit.holderId());
+
+    Map<String, @Nullable Object> json =
+        JsonParser.object(Cli.run("ls", "--json", "--backend", uri).stdout());
+    assertThat(json.get("semaphores"))
+        .isEqualTo(List.of(Map.of("name", "stock", "availablePermits", 5L)));
+    assertThat(json.get("latches")).isEqualTo(List.of(Map.of("name", "boot", "count", 4L)));
+    Map<?, ?> leased =
+        (Map<?, ?>) ((List<?>) Objects.requireNonNull(json.get("leasedSemaphores"))).get(0);
+    assertThat(leased.get("totalPermits")).isEqualTo(3L);
+    assertThat(leased.get("availablePermits")).isEqualTo(2L);
+    Map<?, ?> granted =
+        (Map<?, ?>) ((List<?>) Objects.requireNonNull(leased.get("permits"))).get(0);
+    assertThat(granted.get("permitId")).isEqualTo(LockView.masked(permit.holderId()));
+    assertThat(granted.get("clientId")).isEqualTo(client().clientId());
+    assertThat(granted.get("clientAlive")).isEqualTo(true);
+    assertThat(granted.get("pid")).isEqualTo(ProcessHandle.current().pid());
+    assertThat((Long) granted.get("leaseRemainingMillis")).isBetween(1L, 300_000L);
+    assertThat(granted.get("fencingToken")).isEqualTo(permit.fencingToken());
+
+    Cli.Result inspect = Cli.run("inspect", "slots", "--backend", uri);
+    assertThat(inspect.exitCode()).as(inspect.describe()).isZero();
+    assertThat(inspect.stdout())
+        .startsWith("leased semaphore  slots\n")
+        .contains("\ntotal             3\n")
+        .contains("\navailable         2\n")
+        .contains("\n  id              " + LockView.masked(permit.holderId()) + "\n")
+        .contains("\n  fencing token   " + permit.fencingToken() + "\n")
+        .contains("\n  alive           yes\n");
+    Map<String, @Nullable Object> stock =
+        JsonParser.object(Cli.run("inspect", "--json", "stock", "--backend", uri).stdout());
+    assertThat(stock)
+        .containsEntry("held", false)
+        .containsEntry("semaphore", Map.of("name", "stock", "availablePermits", 5L))
+        .containsEntry("latch", null)
+        .containsEntry("synchronizersInspected", true);
+    permit.release();
   }
 
   @Test
@@ -233,5 +319,24 @@ class MonitorIT {
                 + " --help')\n");
     assertThat(client().admin().inspect("kept")).isPresent();
     lease.release();
+  }
+
+  @Test
+  void revokeAsksTheHolderWhichHandsTheLockOver() throws Exception {
+    Lease lease = client().lock("exports").acquire(Duration.ZERO);
+    lease.onRevocationRequested(Lease::release);
+
+    Cli.Result revoke = Cli.run("revoke", "exports", "--backend", uri);
+
+    assertThat(revoke.exitCode()).as(revoke.describe()).isZero();
+    assertThat(revoke.stdout())
+        .startsWith("Asked the holders of 'exports' to give it up: thread")
+        .contains("of client " + client().clientId().substring(0, 8));
+    await().atMost(Duration.ofSeconds(15)).until(() -> !lease.isValid());
+    assertThat(client().admin().inspect("exports")).isEmpty();
+
+    Cli.Result again = Cli.run("revoke", "exports", "--backend", uri);
+    assertThat(again.exitCode()).as(again.describe()).isZero();
+    assertThat(again.stdout()).isEqualTo("Lock 'exports' is not held: nobody to ask.\n");
   }
 }

@@ -1,20 +1,13 @@
 package io.latchkey.cli;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.latchkey.ClientInfo;
 import io.latchkey.Latchkey;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -106,36 +99,9 @@ class ReapIT {
                 + " 1m0s of lease left.\n");
   }
 
-  /** Starts a {@link LockHolder} JVM and waits until it holds its lock. */
   private Holder startHolder(String uri, String name, Duration lease) throws Exception {
-    List<String> command =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            LockHolder.class.getName(),
-            uri,
-            name,
-            Long.toString(lease.toMillis()),
-            Long.toString(HOLDER_CLIENT_LEASE.toMillis()));
-    Process process =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    holders.add(process);
-    BufferedReader output =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8));
-    String line =
-        CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    return output.readLine();
-                  } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                  }
-                })
-            .get(60, TimeUnit.SECONDS);
-    if (line == null || !line.startsWith("HELD ")) {
-      throw new AssertionError("the holder of " + name + " said: " + line);
-    }
-    return new Holder(process, line.split(" ", -1)[1]);
+    LockHolder.Started started = LockHolder.start(uri, name, lease, HOLDER_CLIENT_LEASE);
+    holders.add(started.process());
+    return new Holder(started.process(), started.clientId());
   }
 }

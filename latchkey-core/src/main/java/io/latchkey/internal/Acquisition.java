@@ -1,7 +1,10 @@
 package io.latchkey.internal;
 
+import io.latchkey.LatchkeyObserver.AcquireObservation;
+import io.latchkey.Primitive;
 import io.latchkey.Ticker;
 import io.latchkey.spi.ResourceType;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,7 +25,10 @@ import org.jspecify.annotations.Nullable;
  * is cancelled (an interrupted caller) while an attempt is on the wire and that attempt is granted,
  * the grant goes to {@link Strategy#compensate} so that nothing stays held that nobody knows of.
  * Whatever the ending, {@link Strategy#abandon} runs if nothing was granted (a waiter leaves the
- * queue) and the waiter leaves its channel.
+ * queue) and the waiter leaves its channel. A wait that ran out (the backend answering "busy" to
+ * the end) is answered only once the abandon step was answered too: on a backend whose calls may
+ * overtake each other (a pool of database connections), the caller's next call could otherwise find
+ * its own abandoned queue entry ahead of it.
  *
  * @param <T> what a grant yields
  */
@@ -59,10 +65,12 @@ final class Acquisition<T> {
   }
 
   /**
-   * What is waited for: the resource, the waiter's owner (for wake-ups aimed at one owner) and
-   * mode, how long to wait (below zero: for ever) and the longest sleep between checks.
+   * What is waited for: the resource (and, for observers, the primitive asking for it), the
+   * waiter's owner (for wake-ups aimed at one owner) and mode, how long to wait (below zero: for
+   * ever) and the longest sleep between checks.
    */
   record WaitPlan(
+      Primitive primitive,
       ResourceType type,
       String name,
       @Nullable String owner,
@@ -79,7 +87,15 @@ final class Acquisition<T> {
         boolean shared,
         long waitNanos,
         io.latchkey.LatchkeyOptions options) {
-      return new WaitPlan(type, name, null, shared, waitNanos, options.recheckInterval().toNanos());
+      Primitive primitive =
+          switch (type) {
+            case SEMAPHORE -> Primitive.SEMAPHORE;
+            case LEASED_SEMAPHORE -> Primitive.LEASED_SEMAPHORE;
+            case COUNT_DOWN_LATCH -> Primitive.COUNT_DOWN_LATCH;
+            case LOCK -> throw new IllegalArgumentException("a lock's waiters have owners");
+          };
+      return new WaitPlan(
+          primitive, type, name, null, shared, waitNanos, options.recheckInterval().toNanos());
     }
   }
 
@@ -91,8 +107,15 @@ final class Acquisition<T> {
     /** A grant that arrived after the caller gave up: undo it. */
     void compensate(T granted);
 
-    /** Nothing was granted and the wait is over (e.g. leave the wait queue). */
-    default void abandon() {}
+    /**
+     * Nothing was granted and the wait is over (e.g. leave the wait queue).
+     *
+     * @return completes when the backend answered (its outcome is not looked at: the step is best
+     *     effort)
+     */
+    default CompletionStage<?> abandon() {
+      return CompletableFuture.completedFuture(null);
+    }
 
     /**
      * @return a strategy with nothing to do when abandoned
@@ -124,8 +147,12 @@ final class Acquisition<T> {
   private final CompletableFuture<@Nullable T> result = new CompletableFuture<>();
   private final Ticker ticker;
   private volatile WaitChannels.@Nullable Waiter waiter;
+  // The wait channel as it was before the first attempt (see WaitChannels#peek).
+  private WaitChannels.@Nullable Sighting seen;
   private int rounds;
   private volatile boolean triedAgainAtOnce;
+  private AcquireObservation observation = AcquireObservation.NONE;
+  private volatile boolean waitObserved;
 
   Acquisition(LatchkeyClient client, WaitPlan plan, Strategy<T> strategy) {
     this.client = client;
@@ -146,16 +173,42 @@ final class Acquisition<T> {
   // themselves.
   @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<@Nullable T> start() {
+    observation = client.observing().acquireStarted(plan.primitive(), plan.name());
+    seen = client.waitChannels().peek(plan.type(), plan.name());
     CompletableFuture<Attempt<T>> first = attemptOnce();
     if (first.isDone() && !first.isCompletedExceptionally()) {
       T granted = first.join().value();
       if (granted != null) {
+        observation.granted();
         return CompletableFuture.completedFuture(granted);
       }
     }
-    result.whenComplete((value, failure) -> finish(value != null && failure == null));
+    CompletableFuture<@Nullable T> answered = new CompletableFuture<>();
+    result.whenComplete(
+        (value, failure) -> {
+          CompletionStage<?> finished = finish(value != null && failure == null);
+          observeEnd(value, failure);
+          if (failure != null) {
+            // The backend failed or the caller gave up: the failure is answered at once, within
+            // its bound, whatever becomes of the abandon step.
+            answered.completeExceptionally(failure);
+          } else if (value != null) {
+            if (!answered.complete(value)) {
+              // The caller cancelled while the grant was being handed over.
+              strategy.compensate(value);
+            }
+          } else {
+            finished.whenComplete((ignored, bestEffort) -> answered.complete(null));
+          }
+        });
+    answered.whenComplete(
+        (value, failure) -> {
+          if (answered.isCancelled()) {
+            result.cancel(false);
+          }
+        });
     handle(first, null);
-    return result;
+    return answered;
   }
 
   private void tryOnce() {
@@ -201,19 +254,28 @@ final class Acquisition<T> {
   // themselves.
   @SuppressWarnings("FutureReturnValueIgnored")
   private void onBusy(Attempt<T> outcome, @Nullable CompletableFuture<Void> signal) {
+    if (!waitObserved && plan.waitNanos() != 0) {
+      waitObserved = true;
+      observation.waiting();
+    }
     long remaining = forever ? Long.MAX_VALUE : deadline - ticker.nanoTime();
     if (remaining <= 0) {
       result.complete(null);
       return;
     }
-    if (waiter == null || signal == null) {
+    CompletableFuture<Void> wakeSignal = signal;
+    if (waiter == null || wakeSignal == null) {
       WaitChannels.Waiter joined =
-          client.waitChannels().join(plan.type(), plan.name(), plan.owner(), plan.shared());
+          client.waitChannels().join(plan.type(), plan.name(), plan.owner(), plan.shared(), seen);
       waiter = joined;
       if (result.isDone()) {
         client.waitChannels().leave(joined, false);
         return;
       }
+      wakeSignal = client.waitChannels().caughtUpSignal(joined);
+    }
+    if (wakeSignal == null) {
+      WaitChannels.Waiter joined = Objects.requireNonNull(waiter);
       joined
           .ready()
           .whenComplete(
@@ -233,20 +295,21 @@ final class Acquisition<T> {
     }
     rounds++;
     CompletionStage<?> watch = outcome.retryWhen();
+    CompletableFuture<Void> wake = wakeSignal;
     if (watch != null) {
-      watch.whenComplete((fired, failure) -> signal.complete(null));
+      watch.whenComplete((fired, failure) -> wake.complete(null));
     }
     try {
       ScheduledFuture<?> timer =
           client
               .scheduler()
-              .schedule(() -> signal.complete(null), Math.max(sleep, 0), TimeUnit.NANOSECONDS);
-      signal.whenComplete((ok, failure) -> timer.cancel(false));
+              .schedule(() -> wake.complete(null), Math.max(sleep, 0), TimeUnit.NANOSECONDS);
+      wake.whenComplete((ok, failure) -> timer.cancel(false));
     } catch (RejectedExecutionException closed) {
       result.completeExceptionally(new IllegalStateException("this latchkey client is closed"));
       return;
     }
-    signal.thenRun(this::tryOnce);
+    wake.thenRun(this::tryOnce);
   }
 
   /**
@@ -263,13 +326,28 @@ final class Acquisition<T> {
     return MIN_POLL_NANOS / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, cap));
   }
 
-  private void finish(boolean granted) {
+  private void observeEnd(@Nullable T value, @Nullable Throwable failure) {
+    if (failure != null) {
+      observation.failed(BackendCalls.unwrap(failure));
+    } else if (value != null) {
+      observation.granted();
+    } else {
+      observation.timedOut();
+    }
+  }
+
+  private CompletionStage<?> finish(boolean granted) {
     WaitChannels.Waiter joined = waiter;
     if (joined != null) {
       client.waitChannels().leave(joined, granted);
     }
-    if (!granted) {
-      strategy.abandon();
+    if (granted) {
+      return CompletableFuture.completedFuture(null);
+    }
+    try {
+      return strategy.abandon();
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(null);
     }
   }
 }

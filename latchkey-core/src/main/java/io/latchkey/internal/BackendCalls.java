@@ -3,6 +3,7 @@ package io.latchkey.internal;
 import io.latchkey.BackendTimeoutException;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.LatchkeyException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -117,8 +119,36 @@ final class BackendCalls {
         || cause instanceof UnsupportedOperationException) {
       return (RuntimeException) cause;
     }
+    if (ranOutOfTime(cause)) {
+      // The backend's own bound (a socket read timeout set to the time left) can fire a moment
+      // before the engine's timer: the same event, reported the same way.
+      BackendTimeoutException ranOut =
+          new BackendTimeoutException(
+              backend
+                  + " did not answer '"
+                  + what.get()
+                  + "' within "
+                  + timeout
+                  + ": "
+                  + cause.getMessage());
+      ranOut.addSuppressed(cause);
+      return ranOut;
+    }
     return new BackendUnavailableException(
         backend + " failed '" + what.get() + "': " + cause.getMessage(), cause);
+  }
+
+  /**
+   * Whether a backend's failure says that its own bound ran out: a {@link TimeoutException} or a
+   * {@link SocketTimeoutException} anywhere in the chain of causes (the SPI's way of saying so).
+   */
+  private static boolean ranOutOfTime(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof TimeoutException || t instanceof SocketTimeoutException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static Throwable unwrap(Throwable failure) {

@@ -1,6 +1,7 @@
 package io.latchkey.internal;
 
 import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.Feature;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.ResourceType;
 import java.time.Duration;
@@ -57,6 +58,16 @@ final class CountDownLatchHandle implements DistributedCountDownLatch {
   }
 
   @Override
+  public void await() throws InterruptedException {
+    Blocking.await(start(-1));
+  }
+
+  @Override
+  public CompletionStage<Void> awaitAsync() {
+    return client.toCaller(Results.map(start(-1), done -> null));
+  }
+
+  @Override
   public boolean await(Duration wait) throws InterruptedException {
     Arguments.wait(wait);
     return Blocking.await(start(wait.toNanos())) != null;
@@ -88,6 +99,17 @@ final class CountDownLatchHandle implements DistributedCountDownLatch {
                                     : Acquisition.Attempt.<Boolean>busy(-1)),
                 done -> {}))
         .start();
+  }
+
+  @Override
+  public boolean delete() {
+    return client.callNeeding(
+        Feature.DELETE_RECORDS, () -> "delete " + subject(), () -> store().deleteLatch(name));
+  }
+
+  @Override
+  public boolean isExists() {
+    return count() > 0;
   }
 
   @Override

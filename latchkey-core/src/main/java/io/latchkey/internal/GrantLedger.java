@@ -3,6 +3,7 @@ package io.latchkey.internal;
 import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
+import io.latchkey.Primitive;
 import io.latchkey.Ticker;
 import io.latchkey.spi.GrantEvents;
 import io.latchkey.spi.GrantRef;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,13 +55,16 @@ final class GrantLedger {
   private final Executor callbacks;
   private final Ticker ticker;
   private final BackendEvents events = new BackendEvents();
+  private final Observing observing;
 
   GrantLedger(
       LatchkeyBackend backend,
       BackendCalls calls,
       ScheduledExecutorService scheduler,
       Executor callbacks,
-      Ticker ticker) {
+      Ticker ticker,
+      Observing observing) {
+    this.observing = observing;
     this.backend = backend;
     this.calls = calls;
     this.scheduler = scheduler;
@@ -146,6 +151,7 @@ final class GrantLedger {
    * @param validForNanos the backend's shorter guarantee, or negative
    */
   @Nullable Hold granted(
+      Primitive primitive,
       HolderRef ref,
       LockMode mode,
       long token,
@@ -168,9 +174,10 @@ final class GrantLedger {
                 superseded[0] = current;
                 target = new Hold(key, token);
               }
-              target.granted(mode, watchdog, sentAt, leaseNanos, validForNanos);
+              target.granted(mode, primitive, watchdog, sentAt, leaseNanos, validForNanos);
               return target;
             });
+    observing.holdsChanged(primitive, 1);
     Hold old = superseded[0];
     if (old != null && old.lost() == null) {
       markLost(
@@ -219,12 +226,22 @@ final class GrantLedger {
       return CompletableFuture.failedFuture(
           new IllegalStateException(describe(hold) + " was already released"));
     }
+    if (hold.lost() == null
+        && !hold.renewing()
+        && hold.validUntilNanos() - ticker.nanoTime() <= 0) {
+      // Its validity ran out and the lease timer has not run yet: the grant is lost now, as the
+      // timer would find, so the release reports the loss even if the backend, whose lease ends a
+      // little later (the drift allowance), still has it.
+      lapse(hold);
+    }
     hold.releaseSent();
     return releaseOnBackend(hold.grant(), mode)
         .handle(
             (remaining, failure) -> {
-              hold.releaseAnswered();
+              // Dropped before the release counts as answered: a renewal that raced with it and
+              // finds the grant gone must see it either still releasing or no longer held.
               dropOne(hold, mode);
+              hold.releaseAnswered();
               LeaseLostException lost = hold.lost();
               if (lost != null) {
                 throw lost;
@@ -246,6 +263,40 @@ final class GrantLedger {
               }
               return null;
             });
+  }
+
+  /**
+   * Releases several permits in one backend call that answers whether it released all of them (it
+   * releases all or none). The local holds among them count as being released while the call is on
+   * its way (a renewal that finds them gone meanwhile does not report a loss), and are forgotten if
+   * it released them or failed without an answer (their leases then run out on the backend).
+   */
+  CompletableFuture<Boolean> releaseTogether(
+      List<Hold> local, Supplier<CompletableFuture<Boolean>> release) {
+    local.forEach(Hold::releaseSent);
+    return release
+        .get()
+        .handle(
+            (released, failure) -> {
+              for (Hold hold : local) {
+                if (failure != null || released) {
+                  while (hold.holds(LockMode.EXCLUSIVE) > 0) {
+                    dropOne(hold, LockMode.EXCLUSIVE);
+                  }
+                }
+                hold.releaseAnswered();
+              }
+              if (failure != null) {
+                throw LatchkeyClient.asRuntime(failure);
+              }
+              return released;
+            });
+  }
+
+  /** The backend gave a grant a new lease (see {@link Hold#leaseUpdated}). */
+  void leaseUpdated(Hold hold, long sentAt, long leaseNanos) {
+    hold.leaseUpdated(sentAt, leaseNanos);
+    watchLease(hold);
   }
 
   /** Returns the holds left in that mode, or -1 if the backend did not have the grant. */
@@ -278,15 +329,22 @@ final class GrantLedger {
   }
 
   private void dropOne(Hold hold, LockMode mode) {
+    Primitive[] dropped = new Primitive[1];
     holds.computeIfPresent(
         hold.ref,
         (key, current) -> {
+          if (hold.holds(mode) > 0) {
+            dropped[0] = hold.primitive(mode);
+          }
           if (current != hold) {
             hold.dropOne(mode);
             return current;
           }
           return hold.dropOne(mode) == 0 ? null : hold;
         });
+    if (dropped[0] != null) {
+      observing.holdsChanged(dropped[0], -1);
+    }
   }
 
   // ---- lookups ----
@@ -357,14 +415,40 @@ final class GrantLedger {
       suspend(hold, "no renewal was confirmed before its lease ran out; one is on its way");
       return;
     }
-    markLost(
-        hold,
+    lapse(hold);
+  }
+
+  /** The grant's validity ran out with no renewal on its way: it is lost. */
+  private void lapse(Hold hold) {
+    if (hold.renewedByWatchdog()) {
+      loseUnconfirmed(hold);
+    } else {
+      markLost(
+          hold, new LeaseLostException(describe(hold) + " was lost: its lease time ran out", null));
+    }
+  }
+
+  /**
+   * A watchdog grant whose renewals were not confirmed before its lease ran out is lost. A renewal
+   * of it that was sent may still be applied (it was on its way when the backend stalled, or only
+   * its answer was lost), which would keep the record alive for one more lease after the
+   * application was told: so the grant is also released on the backend, every hold of it, by owner
+   * and fencing token (which no other grant has). Backends send commands of one connection in
+   * order, so this release comes after any renewal that was sent before it.
+   */
+  private void loseUnconfirmed(Hold hold) {
+    LeaseLostException lost =
         new LeaseLostException(
-            describe(hold)
-                + (hold.renewedByWatchdog()
-                    ? " was lost: no renewal was confirmed before its lease ran out"
-                    : " was lost: its lease time ran out"),
-            null));
+            describe(hold) + " was lost: no renewal was confirmed before its lease ran out", null);
+    markLost(hold, lost);
+    if (hold.lost() != lost) {
+      return; // lost before, for another reason: whoever lost it decided
+    }
+    for (LockMode mode : LockMode.values()) {
+      for (int i = hold.holds(mode); i > 0; i--) {
+        undo(hold.grant(), mode, "its renewals were not confirmed in time");
+      }
+    }
   }
 
   /** A renewal confirmed this grant: its validity and timer move on. */
@@ -384,11 +468,7 @@ final class GrantLedger {
       hold.resume().forEach(listener -> notify(listener::resumed));
       watchLease(hold);
     } else if (hold.leaseTimerIdle()) {
-      markLost(
-          hold,
-          new LeaseLostException(
-              describe(hold) + " was lost: no renewal was confirmed before its lease ran out",
-              null));
+      loseUnconfirmed(hold);
     }
   }
 
@@ -469,6 +549,7 @@ final class GrantLedger {
     List<LeaseListener> listeners = hold.markLost(reason);
     if (hold.lost() == reason) {
       LOG.warn("{}", reason.getMessage());
+      observing.leaseLost(hold.primitive());
     }
     listeners.forEach(listener -> notify(() -> listener.lost(reason)));
   }
@@ -479,6 +560,30 @@ final class GrantLedger {
       if (lost != null) {
         notify(() -> listener.lost(lost));
       }
+    }
+  }
+
+  // ---- cooperative revocation ----
+
+  /**
+   * A revocation request for a grant of this client arrived: its handlers run on the callback
+   * executor. A grant this client no longer holds (released, lost, or re-granted with another token
+   * since the request was sent) ignores it.
+   */
+  void revocationRequested(GrantRef grant) {
+    Hold hold = find(grant);
+    if (hold == null || hold.totalHolds() == 0 || hold.lost() != null) {
+      LOG.debug("ignoring a revocation request for a grant of '{}' not held here", grant.name());
+      return;
+    }
+    LOG.info("{} was asked to give up its lock", describe(hold));
+    hold.revocationRequested().forEach(this::notify);
+  }
+
+  /** Registers a revocation handler; runs it at once if a request reached the grant already. */
+  void onRevocationRequested(Hold hold, Runnable handler) {
+    if (hold.addRevocationHandler(handler)) {
+      notify(handler);
     }
   }
 

@@ -3,6 +3,7 @@ package io.latchkey.internal;
 import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
+import io.latchkey.Primitive;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import java.util.ArrayList;
@@ -28,6 +29,10 @@ final class Hold {
   private final GrantRef grant;
   private int sharedHolds;
   private int exclusiveHolds;
+  // What the holds of each mode were taken as, for observers (a name is one record for every
+  // kind of lock, so the last grant in a mode names it).
+  private Primitive sharedPrimitive = Primitive.READ_LOCK;
+  private Primitive exclusivePrimitive = Primitive.LOCK;
   private int releasesInFlight;
   private boolean renewing;
   private boolean watchdog;
@@ -37,6 +42,8 @@ final class Hold {
   private volatile @Nullable LeaseLostException lost;
   private @Nullable ScheduledFuture<?> leaseTimer;
   private final List<LeaseListener> listeners = new ArrayList<>();
+  private final List<Runnable> revocationHandlers = new ArrayList<>();
+  private boolean revocationRequested;
 
   Hold(HolderRef ref, long fencingToken) {
     this.ref = ref;
@@ -56,17 +63,53 @@ final class Hold {
    * backend guarantees less (negative: no such bound), less the drift allowance.
    */
   synchronized void granted(
-      LockMode mode, boolean renewed, long sentAt, long lease, long validForNanos) {
+      LockMode mode,
+      Primitive primitive,
+      boolean renewed,
+      long sentAt,
+      long lease,
+      long validForNanos) {
     if (mode == LockMode.SHARED) {
       sharedHolds++;
+      sharedPrimitive = primitive;
     } else {
       exclusiveHolds++;
+      exclusivePrimitive = primitive;
     }
     if (renewed) {
       watchdog = true;
       leaseNanos = lease;
     }
     extendValidity(sentAt, lease, validForNanos);
+  }
+
+  /**
+   * @return what the holds in that mode were taken as
+   */
+  synchronized Primitive primitive(LockMode mode) {
+    return mode == LockMode.SHARED ? sharedPrimitive : exclusivePrimitive;
+  }
+
+  /**
+   * @return what this grant's holds were taken as: the exclusive kind if it has exclusive holds
+   */
+  synchronized Primitive primitive() {
+    return exclusiveHolds > 0 || sharedHolds == 0 ? exclusivePrimitive : sharedPrimitive;
+  }
+
+  /**
+   * The backend set the grant's lease to {@code lease} from a call sent at {@code sentAt}: the
+   * watchdog no longer renews it, its validity is that lease (shorter or longer than before), and
+   * the lease timer is cancelled so that the caller re-arms it at the new end.
+   */
+  synchronized void leaseUpdated(long sentAt, long lease) {
+    watchdog = false;
+    leaseNanos = lease;
+    validUntilNanos = validUntil(sentAt, lease, -1);
+    if (leaseTimer != null) {
+      leaseTimer.cancel(false);
+      leaseTimer = null;
+    }
   }
 
   /** Forgets one hold (released, or reported lost); returns the holds left in all modes. */
@@ -228,5 +271,24 @@ final class Hold {
     }
     listeners.add(listener);
     return true;
+  }
+
+  /**
+   * Registers a revocation handler; returns true if a request reached this grant already, so that
+   * the caller runs the handler at once.
+   */
+  synchronized boolean addRevocationHandler(Runnable handler) {
+    revocationHandlers.add(handler);
+    return revocationRequested;
+  }
+
+  /** A revocation request reached this grant; returns the handlers to run. */
+  synchronized List<Runnable> revocationRequested() {
+    revocationRequested = true;
+    return List.copyOf(revocationHandlers);
+  }
+
+  synchronized boolean isRevocationRequested() {
+    return revocationRequested;
   }
 }

@@ -4,6 +4,7 @@ import io.latchkey.Lease;
 import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
+import io.latchkey.spi.ResourceType;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -87,6 +88,31 @@ final class HoldLease implements Lease {
   public void addListener(LeaseListener listener) {
     Objects.requireNonNull(listener, "listener must not be null");
     client.ledger().addListener(hold, listener);
+  }
+
+  @Override
+  public void onRevocationRequested(Consumer<? super Lease> handler) {
+    Objects.requireNonNull(handler, "handler must not be null");
+    if (hold.ref.type() != ResourceType.LOCK) {
+      throw new UnsupportedOperationException(
+          "only the leases of locks take revocation requests; this is the lease of a "
+              + describe());
+    }
+    client.revocations().awaitListening();
+    client
+        .ledger()
+        .onRevocationRequested(
+            hold,
+            () -> {
+              if (!released.get()) {
+                handler.accept(this);
+              }
+            });
+  }
+
+  @Override
+  public boolean isRevocationRequested() {
+    return hold.isRevocationRequested();
   }
 
   private String describe() {

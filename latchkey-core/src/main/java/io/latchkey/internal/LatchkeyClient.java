@@ -9,11 +9,14 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.Feature;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
+import io.latchkey.LeaderElection;
+import io.latchkey.LeadershipListener;
 import io.latchkey.Lease;
 import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockAdmin;
 import io.latchkey.LockMode;
 import io.latchkey.LockUpgradeException;
+import io.latchkey.Primitive;
 import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
@@ -33,6 +36,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -83,6 +87,10 @@ public final class LatchkeyClient implements Latchkey {
   private final GrantLedger ledger;
   private final WaitChannels waitChannels;
   private final LeaseRenewer renewer;
+  private final Observing observing;
+  private final Revocations revocations;
+  private final Set<ElectionParticipant> elections =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final boolean pushWakeups;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final @Nullable Thread shutdownHook;
@@ -109,11 +117,15 @@ public final class LatchkeyClient implements Latchkey {
         features.contains(Feature.WAKEUP_PUSH) && backend.wakeups() != WakeupBus.NONE;
     this.scheduler = scheduler;
     this.calls = new BackendCalls(backend.description(), options.operationTimeout(), scheduler);
+    this.observing = new Observing(options.observer(), backend.description());
     this.ledger =
-        new GrantLedger(backend, calls, scheduler, options.callbackExecutor(), options.ticker());
+        new GrantLedger(
+            backend, calls, scheduler, options.callbackExecutor(), options.ticker(), observing);
     events.bind(ledger);
     this.waitChannels = new WaitChannels(backend.wakeups(), calls);
-    this.renewer = new LeaseRenewer(ledger, backend, calls, scheduler, options);
+    this.renewer = new LeaseRenewer(ledger, backend, calls, scheduler, options, observing);
+    this.revocations = new Revocations(this);
+    revocations.start();
     this.heartbeat = features.contains(Feature.PRESENCE) ? startHeartbeat() : null;
     if (options.closeOnShutdown()) {
       Thread hook = new Thread(this::close, "latchkey-shutdown-" + clientId.substring(0, 8));
@@ -246,14 +258,14 @@ public final class LatchkeyClient implements Latchkey {
   @Override
   public DistributedLock lock(String name) {
     ensureOpen();
-    return new LockHandle(this, Arguments.name("lock", name), LockMode.EXCLUSIVE, false, null);
+    return new LockHandle(this, Arguments.name("lock", name), Primitive.LOCK, null);
   }
 
   @Override
   public DistributedLock fairLock(String name) {
     ensureOpen();
     require(Feature.FAIR_LOCK);
-    return new LockHandle(this, Arguments.name("lock", name), LockMode.EXCLUSIVE, true, null);
+    return new LockHandle(this, Arguments.name("lock", name), Primitive.FAIR_LOCK, null);
   }
 
   @Override
@@ -291,6 +303,17 @@ public final class LatchkeyClient implements Latchkey {
   }
 
   @Override
+  public LeaderElection joinElection(String name, LeadershipListener listener) {
+    ensureOpen();
+    Arguments.name("election", name);
+    java.util.Objects.requireNonNull(listener, "listener must not be null");
+    ElectionParticipant participant = new ElectionParticipant(this, name, listener);
+    elections.add(participant);
+    participant.join();
+    return participant;
+  }
+
+  @Override
   public LockAdmin admin() {
     ensureOpen();
     return new Admin(this);
@@ -302,6 +325,8 @@ public final class LatchkeyClient implements Latchkey {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    // Participants leave first, so that none competes again once its lock is released below.
+    elections.forEach(ElectionParticipant::close);
     renewer.stop();
     List<CompletableFuture<Void>> releases = new ArrayList<>();
     for (Hold hold : ledger.all()) {
@@ -328,6 +353,7 @@ public final class LatchkeyClient implements Latchkey {
     } catch (Exception e) {
       LOG.warn("releasing held locks on close failed; their leases will run out: {}", e.toString());
     }
+    revocations.stop();
     calls.close();
     try {
       backend.close();
@@ -368,6 +394,19 @@ public final class LatchkeyClient implements Latchkey {
 
   ScheduledExecutorService scheduler() {
     return scheduler;
+  }
+
+  Observing observing() {
+    return observing;
+  }
+
+  /** A participant left its election. */
+  void left(ElectionParticipant participant) {
+    elections.remove(participant);
+  }
+
+  Revocations revocations() {
+    return revocations;
   }
 
   /**
@@ -480,6 +519,16 @@ public final class LatchkeyClient implements Latchkey {
     }
   }
 
+  /**
+   * One bounded backend call of an operation that needs {@code feature}, waited for as a blocking
+   * API method does: the feature is checked before anything is sent.
+   */
+  <T> T callNeeding(
+      Feature feature, Supplier<String> what, Supplier<? extends CompletionStage<T>> operation) {
+    require(feature);
+    return Blocking.join(calls.call(what, operation));
+  }
+
   /** An explicit lease time needs the backend to expire grants by its own clock. */
   void requireLeaseTime(@Nullable Duration leaseTime) {
     if (leaseTime != null) {
@@ -498,6 +547,7 @@ public final class LatchkeyClient implements Latchkey {
   // expires with the queue keep-alive.
   @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<@Nullable Lease> acquireLock(
+      Primitive primitive,
       String name,
       String owner,
       LockMode mode,
@@ -518,7 +568,13 @@ public final class LatchkeyClient implements Latchkey {
         Math.min(options.recheckInterval().toNanos(), options.queueKeepAlive().toNanos() / 3);
     Acquisition.WaitPlan plan =
         new Acquisition.WaitPlan(
-            ResourceType.LOCK, name, owner, mode == LockMode.SHARED, waitNanos, maxSleep);
+            primitive,
+            ResourceType.LOCK,
+            name,
+            owner,
+            mode == LockMode.SHARED,
+            waitNanos,
+            maxSleep);
     return new Acquisition<>(
             this,
             plan,
@@ -532,7 +588,9 @@ public final class LatchkeyClient implements Latchkey {
                         () -> backend.locks().tryAcquire(request),
                         late -> undoLate(ref, mode, late))
                     .thenApply(
-                        answer -> lockAnswer(ref, mode, answer, watchdog, sentAt, leaseMillis));
+                        answer ->
+                            lockAnswer(
+                                primitive, ref, mode, answer, watchdog, sentAt, leaseMillis));
               }
 
               @Override
@@ -541,12 +599,13 @@ public final class LatchkeyClient implements Latchkey {
               }
 
               @Override
-              public void abandon() {
-                if (keepAliveMillis > 0) {
-                  calls.call(
-                      () -> "leave the queue of lock '" + name + "'",
-                      () -> backend.locks().leaveQueue(name, owner));
+              public CompletionStage<?> abandon() {
+                if (keepAliveMillis == 0) {
+                  return CompletableFuture.completedFuture(null);
                 }
+                return calls.call(
+                    () -> "leave the queue of lock '" + name + "'",
+                    () -> backend.locks().leaveQueue(name, owner));
               }
             })
         .start();
@@ -565,6 +624,7 @@ public final class LatchkeyClient implements Latchkey {
   }
 
   private Acquisition.Attempt<Lease> lockAnswer(
+      Primitive primitive,
       HolderRef ref,
       LockMode mode,
       AcquireResult answer,
@@ -583,6 +643,7 @@ public final class LatchkeyClient implements Latchkey {
         }
         Hold hold =
             ledger.granted(
+                primitive,
                 ref,
                 mode,
                 answer.fencingToken(),
@@ -647,6 +708,7 @@ public final class LatchkeyClient implements Latchkey {
       long sentAt,
       long leaseNanos) {
     return ledger.granted(
+        Primitive.LEASED_SEMAPHORE,
         new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId),
         LockMode.EXCLUSIVE,
         answer.fencingToken(),

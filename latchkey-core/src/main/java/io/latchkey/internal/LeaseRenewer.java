@@ -1,10 +1,13 @@
 package io.latchkey.internal;
 
+import io.latchkey.Primitive;
 import io.latchkey.Ticker;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.RenewResult;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ObjIntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,13 +39,16 @@ final class LeaseRenewer {
   private final long leaseMillis;
   private final int batchSize;
   private final ScheduledFuture<?> task;
+  private final Observing observing;
 
   LeaseRenewer(
       GrantLedger ledger,
       LatchkeyBackend backend,
       BackendCalls calls,
       ScheduledExecutorService scheduler,
-      io.latchkey.LatchkeyOptions options) {
+      io.latchkey.LatchkeyOptions options,
+      Observing observing) {
+    this.observing = observing;
     this.ledger = ledger;
     this.backend = backend;
     this.calls = calls;
@@ -91,6 +98,7 @@ final class LeaseRenewer {
                 confirm(byGrant, answer, sentAt);
               } else {
                 LOG.warn("renewing leases on {} failed: {}", calls.backend(), failure.toString());
+                report(byGrant.values(), observing::renewalFailed);
               }
               byGrant.values().forEach(ledger::renewalSettled);
             });
@@ -106,14 +114,33 @@ final class LeaseRenewer {
           calls.backend(),
           answer.failed().values().iterator().next().toString());
     }
+    List<Hold> renewed = new ArrayList<>();
+    List<Hold> failed = new ArrayList<>();
     for (Map.Entry<GrantRef, Hold> entry : byGrant.entrySet()) {
       Hold hold = entry.getValue();
       if (answer.gone().contains(entry.getKey())) {
         ledger.goneAtRenewal(hold);
-      } else if (!answer.failed().containsKey(entry.getKey())) {
+      } else if (answer.failed().containsKey(entry.getKey())) {
+        failed.add(hold);
+      } else {
         ledger.renewed(hold, sentAt, validForNanos);
+        renewed.add(hold);
       }
     }
+    report(renewed, observing::renewed);
+    report(failed, observing::renewalFailed);
+  }
+
+  /** Tells an observer how many leases of each primitive an outcome concerned. */
+  private static void report(Collection<Hold> holds, ObjIntConsumer<Primitive> event) {
+    if (holds.isEmpty()) {
+      return;
+    }
+    Map<Primitive, Integer> counts = new EnumMap<>(Primitive.class);
+    for (Hold hold : holds) {
+      counts.merge(hold.primitive(), 1, Integer::sum);
+    }
+    counts.forEach(event::accept);
   }
 
   void stop() {

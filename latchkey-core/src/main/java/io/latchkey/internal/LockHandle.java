@@ -6,7 +6,9 @@ import io.latchkey.HolderInfo;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LockMode;
+import io.latchkey.LockUpgradeException;
 import io.latchkey.OwnerToken;
+import io.latchkey.Primitive;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.ResourceType;
@@ -25,20 +27,21 @@ import org.jspecify.annotations.Nullable;
  */
 final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
   private final String name;
+  private final Primitive primitive;
   private final LockMode mode;
   private final boolean fair;
   private final @Nullable String boundOwner;
 
-  LockHandle(
-      LatchkeyClient client,
-      String name,
-      LockMode mode,
-      boolean fair,
-      @Nullable String boundOwner) {
+  /**
+   * @param primitive {@link Primitive#LOCK}, {@link Primitive#FAIR_LOCK}, {@link
+   *     Primitive#READ_LOCK} or {@link Primitive#WRITE_LOCK}
+   */
+  LockHandle(LatchkeyClient client, String name, Primitive primitive, @Nullable String boundOwner) {
     super(client);
     this.name = name;
-    this.mode = mode;
-    this.fair = fair;
+    this.primitive = primitive;
+    this.mode = primitive == Primitive.READ_LOCK ? LockMode.SHARED : LockMode.EXCLUSIVE;
+    this.fair = primitive == Primitive.FAIR_LOCK;
     this.boundOwner = boundOwner;
   }
 
@@ -53,7 +56,7 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
 
   @Override
   CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
-    return client.acquireLock(name, owner(), mode, fair, waitNanos, leaseTime);
+    return client.acquireLock(primitive, name, owner(), mode, fair, waitNanos, leaseTime);
   }
 
   @Override
@@ -67,7 +70,11 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
 
   @Override
   public Optional<Lease> tryAcquire() {
-    return Optional.ofNullable(tryOnce(null));
+    try {
+      return Optional.ofNullable(tryOnce(null));
+    } catch (LockUpgradeException upgrade) {
+      return Optional.empty();
+    }
   }
 
   @Override
@@ -100,23 +107,34 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
     Objects.requireNonNull(unit, "unit must not be null");
     long nanos = unit.toNanos(Math.max(0, time));
-    if (nanos > LatchkeyOptions.MAX_DURATION.toNanos()) {
-      return Blocking.await(start(-1, null)) != null;
-    }
-    return Blocking.await(start(nanos, null)) != null;
+    return tried(start(nanos > LatchkeyOptions.MAX_DURATION.toNanos() ? -1 : nanos, null));
   }
 
   @Override
   public boolean tryLock(Duration wait) throws InterruptedException {
     Arguments.wait(wait);
-    return Blocking.await(start(wait.toNanos(), null)) != null;
+    return tried(start(wait.toNanos(), null));
   }
 
   @Override
   public boolean tryLock(Duration wait, Duration leaseTime) throws InterruptedException {
     Arguments.wait(wait);
     Arguments.leaseTime(leaseTime);
-    return Blocking.await(start(wait.toNanos(), leaseTime)) != null;
+    return tried(start(wait.toNanos(), leaseTime));
+  }
+
+  /**
+   * The answer of a {@code tryLock} form: as {@link java.util.concurrent.locks.Lock#tryLock()}
+   * says, false when the lock cannot be had, including the write side asked for by an owner that
+   * holds only the read side (the acquire and lock forms throw {@link LockUpgradeException}).
+   */
+  private static boolean tried(CompletableFuture<@Nullable Lease> attempt)
+      throws InterruptedException {
+    try {
+      return Blocking.await(attempt) != null;
+    } catch (LockUpgradeException upgrade) {
+      return false;
+    }
   }
 
   @Override
@@ -200,14 +218,19 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
   }
 
   @Override
+  public boolean requestRevocation() {
+    return client.revocations().request("lock", name);
+  }
+
+  @Override
   public DistributedLock withOwner(OwnerToken owner) {
     Objects.requireNonNull(owner, "owner must not be null");
-    return new LockHandle(client, name, mode, fair, owner.value());
+    return new LockHandle(client, name, primitive, owner.value());
   }
 
   /** The same lock bound to the owner the calling thread would use now. */
   LockHandle boundToCurrentOwner() {
-    return new LockHandle(client, name, mode, fair, owner());
+    return new LockHandle(client, name, primitive, owner());
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.latchkey.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.Lease;
+import io.latchkey.LockTimeoutException;
 import io.latchkey.MultiLease;
 import io.latchkey.MultiLock;
 import java.time.Duration;
@@ -175,7 +176,7 @@ public final class MultiLockHandle implements MultiLock {
       request.whenComplete(
           (lease, failure) -> {
             if (failure != null) {
-              result.completeExceptionally(failure);
+              fail(failure);
               return;
             }
             synchronized (this) {
@@ -187,6 +188,30 @@ public final class MultiLockHandle implements MultiLock {
             }
             next();
           });
+    }
+
+    /**
+     * A member could not be had. If its wait ran out (the backend answers), the members already
+     * taken are released before the caller hears of it, so that the caller's next look finds them
+     * free; any other failure is answered at once, within its bound.
+     */
+    @SuppressWarnings("FutureReturnValueIgnored") // the handler deals with every outcome itself
+    private void fail(Throwable failure) {
+      if (!(BackendCalls.unwrap(failure) instanceof LockTimeoutException)) {
+        result.completeExceptionally(failure);
+        return;
+      }
+      List<Lease> toRelease;
+      synchronized (this) {
+        toRelease = new ArrayList<>(taken);
+        taken.clear();
+      }
+      CompletableFuture<?>[] releases = new CompletableFuture<?>[toRelease.size()];
+      for (int i = 0; i < releases.length; i++) {
+        releases[i] = toRelease.get(i).releaseAsync().toCompletableFuture();
+      }
+      CompletableFuture.allOf(releases)
+          .whenComplete((released, releaseFailure) -> result.completeExceptionally(failure));
     }
 
     private void abandon() {

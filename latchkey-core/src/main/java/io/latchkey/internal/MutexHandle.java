@@ -5,6 +5,7 @@ import io.latchkey.Feature;
 import io.latchkey.Lease;
 import io.latchkey.LockMode;
 import io.latchkey.OwnerToken;
+import io.latchkey.Primitive;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +31,13 @@ final class MutexHandle extends LeaseIssuingHandle implements DistributedMutex {
   @Override
   CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
     return client.acquireLock(
-        name, OwnerToken.random().value(), LockMode.EXCLUSIVE, false, waitNanos, leaseTime);
+        Primitive.MUTEX,
+        name,
+        OwnerToken.random().value(),
+        LockMode.EXCLUSIVE,
+        false,
+        waitNanos,
+        leaseTime);
   }
 
   @Override
@@ -53,6 +60,11 @@ final class MutexHandle extends LeaseIssuingHandle implements DistributedMutex {
   @Override
   public boolean forceUnlock() {
     return new Admin(client).forceRelease(name);
+  }
+
+  @Override
+  public boolean requestRevocation() {
+    return client.revocations().request("mutex", name);
   }
 
   @Override

@@ -2,8 +2,8 @@ package io.latchkey.internal;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedReadWriteLock;
-import io.latchkey.LockMode;
 import io.latchkey.OwnerToken;
+import io.latchkey.Primitive;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -17,8 +17,8 @@ final class ReadWriteLockHandle implements DistributedReadWriteLock {
   ReadWriteLockHandle(LatchkeyClient client, String name, @Nullable String owner) {
     this.client = client;
     this.name = name;
-    this.readLock = new LockHandle(client, name, LockMode.SHARED, false, owner);
-    this.writeLock = new LockHandle(client, name, LockMode.EXCLUSIVE, false, owner);
+    this.readLock = new LockHandle(client, name, Primitive.READ_LOCK, owner);
+    this.writeLock = new LockHandle(client, name, Primitive.WRITE_LOCK, owner);
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.latchkey.internal;
 
 import io.latchkey.DistributedSemaphore;
+import io.latchkey.Feature;
+import io.latchkey.LatchkeyOptions;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.SemaphoreStore;
 import java.time.Duration;
@@ -41,6 +43,23 @@ final class SemaphoreHandle implements DistributedSemaphore {
   }
 
   @Override
+  public void setPermits(int permits) {
+    Arguments.initialPermits(permits);
+    client.callNeeding(
+        Feature.DRAIN_AND_SET_PERMITS,
+        () -> "set permits of " + subject(),
+        () -> store().setPermits(name, permits));
+  }
+
+  @Override
+  public int drainPermits() {
+    return client.callNeeding(
+        Feature.DRAIN_AND_SET_PERMITS,
+        () -> "drain permits of " + subject(),
+        () -> store().drainPermits(name));
+  }
+
+  @Override
   public void addPermits(int delta) {
     Arguments.delta(delta);
     Blocking.join(
@@ -71,6 +90,17 @@ final class SemaphoreHandle implements DistributedSemaphore {
   }
 
   @Override
+  public void acquire(int permits) throws InterruptedException {
+    Arguments.permits(permits);
+    Blocking.await(start(permits, -1));
+  }
+
+  @Override
+  public CompletionStage<Void> acquireAsync(int permits) {
+    return acquireAsync(permits, -1, LatchkeyOptions.MAX_DURATION);
+  }
+
+  @Override
   public void acquire(int permits, Duration wait) throws InterruptedException {
     Arguments.permits(permits);
     Arguments.wait(wait);
@@ -79,14 +109,16 @@ final class SemaphoreHandle implements DistributedSemaphore {
 
   @Override
   public CompletionStage<Void> acquireAsync(int permits, Duration wait) {
-    Arguments.permits(permits);
     Arguments.wait(wait);
+    return acquireAsync(permits, wait.toNanos(), wait);
+  }
+
+  /** The async acquire forms: below zero, {@code waitNanos} waits for ever. */
+  private CompletionStage<Void> acquireAsync(int permits, long waitNanos, Duration wait) {
+    Arguments.permits(permits);
     CompletableFuture<Boolean> taken =
         client.acquiredAsync(
-            start(permits, wait.toNanos()),
-            () -> what(permits),
-            wait,
-            late -> releaseAsync(permits));
+            start(permits, waitNanos), () -> what(permits), wait, late -> releaseAsync(permits));
     return Results.map(taken, done -> null);
   }
 
@@ -138,6 +170,35 @@ final class SemaphoreHandle implements DistributedSemaphore {
             .call(
                 () -> "release " + permits + " permit(s) of " + subject(),
                 () -> store().addPermits(name, permits)));
+  }
+
+  @Override
+  public boolean releaseIfExists(int permits) {
+    return Blocking.join(releaseIfExistsAsync(permits).toCompletableFuture());
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseIfExistsAsync(int permits) {
+    Arguments.permits(permits);
+    client.require(Feature.DELETE_RECORDS);
+    return client.toCaller(
+        client
+            .calls()
+            .call(
+                () -> "release " + permits + " permit(s) of " + subject() + " if it exists",
+                () -> store().addPermitsIfExists(name, permits)));
+  }
+
+  @Override
+  public boolean delete() {
+    return client.callNeeding(
+        Feature.DELETE_RECORDS, () -> "delete " + subject(), () -> store().delete(name));
+  }
+
+  @Override
+  public boolean isExists() {
+    return client.callNeeding(
+        Feature.DELETE_RECORDS, () -> "look for " + subject(), () -> store().exists(name));
   }
 
   @Override

@@ -21,18 +21,57 @@ import org.jspecify.annotations.Nullable;
  * it not pass (read-write locks prefer writers). A wake-up aimed at one owner (the head of a fair
  * queue) wakes only that owner's waiter. A waiter that leaves without using its wake-up passes it
  * on to the next one.
+ *
+ * <p>A waiter must not miss a wake-up sent after its last refused attempt. Usually it tries once
+ * more after joining, since the subscription may have started after that attempt. When the channel
+ * was already subscribed before the first attempt went out ({@link #peek}), the channel itself
+ * remembers the wake-ups that found no waiter to serve (aimed at an owner that had not joined yet,
+ * or open to anyone), and a waiter joining after such a wake-up is woken at once; otherwise it goes
+ * straight to sleep, saving that extra attempt.
  */
 final class WaitChannels {
+  /** How many unserved owner-aimed wake-ups a channel remembers (it forgets the oldest). */
+  private static final int MAX_REMEMBERED_MISSES = 64;
+
   private final WakeupBus bus;
   private final BackendCalls calls;
   private final Map<Key, Channel> channels = new HashMap<>();
+  // Guarded by the monitor: numbers every wake-up delivered, on any channel.
+  private long deliveries;
 
   WaitChannels(WakeupBus bus, BackendCalls calls) {
     this.bus = bus;
     this.calls = calls;
   }
 
-  synchronized Waiter join(ResourceType type, String name, @Nullable String owner, boolean shared) {
+  /**
+   * What a waiter about to make its first attempt sees: the channel, if it exists with its
+   * subscription active, and how many wake-ups had been delivered by then; null otherwise.
+   */
+  synchronized @Nullable Sighting peek(ResourceType type, String name) {
+    if (channels.isEmpty()) {
+      return null;
+    }
+    Channel channel = channels.get(new Key(type, name));
+    if (channel == null
+        || !channel.subscription.isDone()
+        || channel.subscription.isCompletedExceptionally()) {
+      return null;
+    }
+    return new Sighting(channel, deliveries);
+  }
+
+  /**
+   * Joins the waiters of a resource.
+   *
+   * @param seen what {@link #peek} saw before the waiter's first attempt, or null
+   */
+  synchronized Waiter join(
+      ResourceType type,
+      String name,
+      @Nullable String owner,
+      boolean shared,
+      @Nullable Sighting seen) {
     Key key = new Key(type, name);
     Channel channel = channels.get(key);
     if (channel == null) {
@@ -51,7 +90,25 @@ final class WaitChannels {
     }
     Waiter waiter = new Waiter(channel, owner, shared);
     channel.waiters.add(waiter);
+    if (seen != null && seen.channel == channel) {
+      waiter.caughtUp = true;
+      Long missedAt = owner == null ? null : channel.missedByOwner.remove(owner);
+      if ((missedAt != null && missedAt > seen.deliveries)
+          || channel.lastOpenWakeup > seen.deliveries) {
+        waiter.wokenByRelease = true;
+        waiter.signal.complete(null);
+      }
+    }
     return waiter;
+  }
+
+  /**
+   * The signal of a waiter that joined a channel subscribed since before its first attempt (see
+   * {@link #peek}): it may sleep on it at once, without another attempt (a wake-up it missed has
+   * completed it already). Null if it must try again first.
+   */
+  synchronized @Nullable CompletableFuture<Void> caughtUpSignal(Waiter waiter) {
+    return waiter.caughtUp ? waiter.signal : null;
   }
 
   /** Returns the waiter's signal for its coming wait: fresh, unless a wake-up already arrived. */
@@ -87,19 +144,35 @@ final class WaitChannels {
   private void deliver(Channel channel, Wakeup wakeup) {
     List<CompletableFuture<Void>> toWake = new ArrayList<>();
     synchronized (this) {
-      pick(channel, wakeup, toWake);
+      deliveries++;
+      boolean served = pick(channel, wakeup, toWake);
+      String target = wakeup.targetOwner();
+      if (target == null) {
+        channel.lastOpenWakeup = deliveries;
+      } else if (!served) {
+        if (channel.missedByOwner.size() >= MAX_REMEMBERED_MISSES) {
+          channel.missedByOwner.clear();
+        }
+        channel.missedByOwner.put(target, deliveries);
+      }
     }
     toWake.forEach(signal -> signal.complete(null));
   }
 
-  /** Chooses whom a wake-up serves; called with the monitor held. */
-  private static void pick(Channel channel, Wakeup wakeup, List<CompletableFuture<Void>> toWake) {
+  /**
+   * Chooses whom a wake-up serves; called with the monitor held. Returns whether a waiter of the
+   * wake-up's target owner was found (always true for a wake-up without one).
+   */
+  private static boolean pick(
+      Channel channel, Wakeup wakeup, List<CompletableFuture<Void>> toWake) {
+    boolean targetFound = wakeup.targetOwner() == null;
     int slots = wakeup.slots();
     boolean sharedRound = false;
     for (Waiter waiter : channel.waiters) {
       if (wakeup.targetOwner() != null && !wakeup.targetOwner().equals(waiter.owner)) {
         continue;
       }
+      targetFound = true;
       // A waiting writer ends the shared round: the readers behind it would only be refused.
       sharedRound &= waiter.shared;
       if (waiter.signal.isDone()) {
@@ -115,6 +188,18 @@ final class WaitChannels {
         sharedRound |= waiter.shared;
       }
     }
+    return targetFound;
+  }
+
+  /** A channel as a waiter saw it before its first attempt. */
+  static final class Sighting {
+    private final Channel channel;
+    private final long deliveries;
+
+    private Sighting(Channel channel, long deliveries) {
+      this.channel = channel;
+      this.deliveries = deliveries;
+    }
   }
 
   private record Key(ResourceType type, String name) {}
@@ -123,6 +208,10 @@ final class WaitChannels {
     final Key key;
     final LinkedHashSet<Waiter> waiters = new LinkedHashSet<>();
     CompletableFuture<WakeupBus.Subscription> subscription = new CompletableFuture<>();
+    // Owner-aimed wake-ups that found no waiter of their owner, by delivery number.
+    final Map<String, Long> missedByOwner = new HashMap<>();
+    // The delivery number of the last wake-up open to any waiter.
+    long lastOpenWakeup;
 
     Channel(Key key) {
       this.key = key;
@@ -141,6 +230,7 @@ final class WaitChannels {
     // Guarded by the WaitChannels monitor, like the channel's waiter set.
     private CompletableFuture<Void> signal = new CompletableFuture<>();
     private boolean wokenByRelease;
+    private boolean caughtUp;
 
     private Waiter(Channel channel, @Nullable String owner, boolean shared) {
       this.channel = channel;

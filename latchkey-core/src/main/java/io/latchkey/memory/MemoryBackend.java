@@ -2,10 +2,14 @@ package io.latchkey.memory;
 
 import io.latchkey.ClientInfo;
 import io.latchkey.Feature;
+import io.latchkey.LatchInfo;
+import io.latchkey.LeasedSemaphoreInfo;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
+import io.latchkey.SemaphoreInfo;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.AdminStore;
+import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
@@ -34,7 +38,13 @@ import java.util.function.Supplier;
  * stages; after {@link #close()} every call fails as a closed connection would.
  */
 final class MemoryBackend
-    implements LatchkeyBackend, LockStore, SemaphoreStore, LatchStore, AdminStore, WakeupBus {
+    implements LatchkeyBackend,
+        LockStore,
+        SemaphoreStore,
+        LatchStore,
+        AdminStore,
+        WakeupBus,
+        FenceStore {
   private final MemoryLockServer server;
   private final String clientId;
   private final Set<Runnable> subscriptions = ConcurrentHashMap.newKeySet();
@@ -106,6 +116,21 @@ final class MemoryBackend
   }
 
   @Override
+  public Optional<FenceStore> fences() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public CompletionStage<Long> raiseLockFence(String name, long atLeast) {
+    return answer(() -> server.raiseLockFence(name, atLeast));
+  }
+
+  @Override
+  public CompletionStage<Epoch> epoch(long atLeast, long quarantineMillis) {
+    return answer(() -> server.epoch(atLeast, quarantineMillis));
+  }
+
+  @Override
   public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
     return answer(() -> RenewResult.gone(server.renew(grants, leaseMillis)));
   }
@@ -136,6 +161,16 @@ final class MemoryBackend
           server.leaveQueue(name, owner);
           return null;
         });
+  }
+
+  @Override
+  public CompletionStage<Integer> requestRevocation(String name) {
+    return answer(() -> server.requestRevocation(name));
+  }
+
+  @Override
+  public CompletionStage<Subscription> subscribeRevocations(Consumer<GrantRef> listener) {
+    return answer(() -> track(server.subscribeRevocations(clientId, listener)));
   }
 
   @Override
@@ -183,6 +218,36 @@ final class MemoryBackend
     return answer(server::list);
   }
 
+  @Override
+  public CompletionStage<Optional<SemaphoreInfo>> inspectSemaphore(String name) {
+    return answer(() -> server.inspectSemaphore(name));
+  }
+
+  @Override
+  public CompletionStage<Optional<LeasedSemaphoreInfo>> inspectLeasedSemaphore(String name) {
+    return answer(() -> server.inspectLeasedSemaphore(name));
+  }
+
+  @Override
+  public CompletionStage<Optional<LatchInfo>> inspectLatch(String name) {
+    return answer(() -> server.inspectLatch(name));
+  }
+
+  @Override
+  public CompletionStage<List<SemaphoreInfo>> listSemaphores() {
+    return answer(server::listSemaphores);
+  }
+
+  @Override
+  public CompletionStage<List<LeasedSemaphoreInfo>> listLeasedSemaphores() {
+    return answer(server::listLeasedSemaphores);
+  }
+
+  @Override
+  public CompletionStage<List<LatchInfo>> listLatches() {
+    return answer(server::listLatches);
+  }
+
   // ---- SemaphoreStore ----
 
   @Override
@@ -207,6 +272,35 @@ final class MemoryBackend
   @Override
   public CompletionStage<Integer> availablePermits(String name) {
     return answer(() -> server.availablePermits(name));
+  }
+
+  @Override
+  public CompletionStage<Void> setPermits(String name, int permits) {
+    return answer(
+        () -> {
+          server.setPermits(name, permits);
+          return null;
+        });
+  }
+
+  @Override
+  public CompletionStage<Integer> drainPermits(String name) {
+    return answer(() -> server.drainPermits(name));
+  }
+
+  @Override
+  public CompletionStage<Boolean> addPermitsIfExists(String name, int delta) {
+    return answer(() -> server.addPermitsIfExists(name, delta));
+  }
+
+  @Override
+  public CompletionStage<Boolean> delete(String name) {
+    return answer(() -> server.deleteSemaphore(name));
+  }
+
+  @Override
+  public CompletionStage<Boolean> exists(String name) {
+    return answer(() -> server.semaphoreExists(name));
   }
 
   // ---- LeasedSemaphoreStore (its method names clash with SemaphoreStore's) ----
@@ -242,6 +336,33 @@ final class MemoryBackend
         public CompletionStage<Integer> availablePermits(String name) {
           return answer(() -> server.availableLeasedPermits(name));
         }
+
+        @Override
+        public CompletionStage<AcquireResult> tryAcquireAll(
+            String name, List<String> permitIds, long leaseMillis) {
+          return answer(() -> server.tryAcquirePermits(name, permitIds, leaseMillis, clientId));
+        }
+
+        @Override
+        public CompletionStage<Boolean> releaseAll(String name, List<String> permitIds) {
+          return answer(() -> server.releasePermits(name, permitIds));
+        }
+
+        @Override
+        public CompletionStage<Boolean> updateLease(
+            String name, String permitId, long leaseMillis) {
+          return answer(() -> server.updatePermitLease(name, permitId, leaseMillis));
+        }
+
+        @Override
+        public CompletionStage<Boolean> delete(String name) {
+          return answer(() -> server.deleteLeasedSemaphore(name));
+        }
+
+        @Override
+        public CompletionStage<Boolean> exists(String name) {
+          return answer(() -> server.leasedSemaphoreExists(name));
+        }
       };
 
   // ---- LatchStore ----
@@ -261,21 +382,27 @@ final class MemoryBackend
     return answer(() -> server.count(name));
   }
 
+  @Override
+  public CompletionStage<Boolean> deleteLatch(String name) {
+    return answer(() -> server.deleteLatch(name));
+  }
+
   // ---- WakeupBus ----
 
   @Override
   public CompletionStage<Subscription> subscribe(
       ResourceType type, String name, Consumer<Wakeup> listener) {
-    return answer(
-        () -> {
-          Runnable cancel = server.subscribe(type, name, listener);
-          subscriptions.add(cancel);
-          return () -> {
-            if (subscriptions.remove(cancel)) {
-              cancel.run();
-            }
-            return CompletableFuture.completedFuture(null);
-          };
-        });
+    return answer(() -> track(server.subscribe(type, name, listener)));
+  }
+
+  /** A subscription that this connection also cancels when it closes. */
+  private Subscription track(Runnable cancel) {
+    subscriptions.add(cancel);
+    return () -> {
+      if (subscriptions.remove(cancel)) {
+        cancel.run();
+      }
+      return CompletableFuture.completedFuture(null);
+    };
   }
 }

@@ -2,11 +2,16 @@ package io.latchkey.memory;
 
 import io.latchkey.ClientInfo;
 import io.latchkey.HolderInfo;
+import io.latchkey.LatchInfo;
+import io.latchkey.LeasedSemaphoreInfo;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
+import io.latchkey.PermitInfo;
+import io.latchkey.SemaphoreInfo;
 import io.latchkey.Ticker;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LockRequest;
@@ -68,6 +73,8 @@ public final class MemoryLockServer implements AutoCloseable {
   private final Map<String, Long> latches = new HashMap<>();
   private final Map<Channel, List<Consumer<Wakeup>>> subscribers = new ConcurrentHashMap<>();
   private final Map<String, Presence> clients = new ConcurrentHashMap<>();
+  private final Map<String, List<Consumer<GrantRef>>> revocationListeners =
+      new ConcurrentHashMap<>();
   private final ExecutorService dispatcher =
       Executors.newSingleThreadExecutor(
           runnable -> {
@@ -77,6 +84,12 @@ public final class MemoryLockServer implements AutoCloseable {
           });
 
   private volatile boolean closed;
+
+  /** The epoch record ({@link FenceStore#epoch}); 0 while there is none. */
+  private long epoch;
+
+  /** When the epoch record's quarantine marker ends, by {@link #now()}. */
+  private long quarantineEnds;
 
   /** A server whose leases expire by the JVM's monotonic clock. */
   public MemoryLockServer() {
@@ -122,9 +135,41 @@ public final class MemoryLockServer implements AutoCloseable {
       semaphores.clear();
       permitPools.clear();
       latches.clear();
+      epoch = 0;
+      quarantineEnds = 0;
     }
     subscribers.clear();
+    revocationListeners.clear();
     clients.clear();
+  }
+
+  /** See {@link FenceStore#raiseLockFence}. */
+  synchronized long raiseLockFence(String lockName, long atLeast) {
+    requireNotNegative("atLeast", atLeast);
+    long current = lockFences.getOrDefault(lockName, 0L);
+    if (atLeast > current) {
+      lockFences.put(lockName, atLeast);
+      return atLeast;
+    }
+    return current;
+  }
+
+  /** See {@link FenceStore#epoch}. */
+  synchronized FenceStore.Epoch epoch(long atLeast, long quarantineMillis) {
+    requireNotNegative("atLeast", atLeast);
+    requireNotNegative("quarantineMillis", quarantineMillis);
+    long now = now();
+    if (epoch == 0 && atLeast > 0 && quarantineMillis > 0) {
+      quarantineEnds = now + quarantineMillis;
+    }
+    epoch = Math.max(epoch, atLeast);
+    return new FenceStore.Epoch(epoch, Math.max(0, quarantineEnds - now));
+  }
+
+  private static void requireNotNegative(String what, long value) {
+    if (value < 0) {
+      throw new IllegalArgumentException(what + " must not be negative, was " + value);
+    }
   }
 
   /**
@@ -395,6 +440,47 @@ public final class MemoryLockServer implements AutoCloseable {
     return held;
   }
 
+  /**
+   * Sends each live holder's client a revocation request for its grant; returns how many holders
+   * were asked.
+   */
+  int requestRevocation(String name) {
+    List<Runnable> deliveries = new ArrayList<>();
+    synchronized (this) {
+      LockRecord lock = locks.get(name);
+      if (lock == null) {
+        return 0;
+      }
+      lock.purge(now());
+      dropIfEmpty(name, lock);
+      for (Map.Entry<String, Holder> entry : lock.holders.entrySet()) {
+        Holder holder = entry.getValue();
+        GrantRef grant =
+            new GrantRef(new HolderRef(ResourceType.LOCK, name, entry.getKey()), holder.token);
+        List<Consumer<GrantRef>> listeners =
+            revocationListeners.getOrDefault(holder.clientId, List.of());
+        List<Consumer<GrantRef>> snapshot = List.copyOf(listeners);
+        deliveries.add(() -> snapshot.forEach(listener -> listener.accept(grant)));
+      }
+    }
+    if (!closed) {
+      deliveries.forEach(dispatcher::execute);
+    }
+    return deliveries.size();
+  }
+
+  /** Delivers the revocation requests aimed at one client's grants; returns the cancellation. */
+  Runnable subscribeRevocations(String clientId, Consumer<GrantRef> listener) {
+    revocationListeners.computeIfAbsent(clientId, c -> new CopyOnWriteArrayList<>()).add(listener);
+    return () ->
+        revocationListeners.computeIfPresent(
+            clientId,
+            (c, listeners) -> {
+              listeners.remove(listener);
+              return listeners.isEmpty() ? null : listeners;
+            });
+  }
+
   synchronized Optional<LockInfo> inspect(String name) {
     LockRecord lock = locks.get(name);
     if (lock == null) {
@@ -494,10 +580,15 @@ public final class MemoryLockServer implements AutoCloseable {
   void addPermits(String name, int delta) {
     Runnable wakeup;
     synchronized (this) {
-      semaphores.put(name, countAfter("semaphore", name, semaphores.getOrDefault(name, 0), delta));
-      wakeup = delta > 0 ? publish(ResourceType.SEMAPHORE, name, Wakeup.of(delta)) : () -> {};
+      wakeup = changePermits(name, delta);
     }
     wakeup.run();
+  }
+
+  /** Returns the wake-up, to run once the monitor is released. */
+  private Runnable changePermits(String name, int delta) {
+    semaphores.put(name, countAfter("semaphore", name, semaphores.getOrDefault(name, 0), delta));
+    return delta > 0 ? publish(ResourceType.SEMAPHORE, name, Wakeup.of(delta)) : () -> {};
   }
 
   /**
@@ -540,6 +631,56 @@ public final class MemoryLockServer implements AutoCloseable {
     return semaphores.getOrDefault(name, 0);
   }
 
+  void setPermits(String name, int permits) {
+    Runnable wakeup;
+    synchronized (this) {
+      semaphores.put(name, permits);
+      wakeup = permits > 0 ? publish(ResourceType.SEMAPHORE, name, Wakeup.of(permits)) : () -> {};
+    }
+    wakeup.run();
+  }
+
+  synchronized int drainPermits(String name) {
+    int available = semaphores.getOrDefault(name, 0);
+    if (available <= 0) {
+      return 0;
+    }
+    semaphores.put(name, 0);
+    return available;
+  }
+
+  boolean addPermitsIfExists(String name, int delta) {
+    Runnable wakeup;
+    synchronized (this) {
+      if (!semaphores.containsKey(name)) {
+        return false;
+      }
+      wakeup = changePermits(name, delta);
+    }
+    wakeup.run();
+    return true;
+  }
+
+  synchronized boolean deleteSemaphore(String name) {
+    return semaphores.remove(name) != null;
+  }
+
+  synchronized boolean semaphoreExists(String name) {
+    return semaphores.containsKey(name);
+  }
+
+  synchronized Optional<SemaphoreInfo> inspectSemaphore(String name) {
+    Integer available = semaphores.get(name);
+    return available == null ? Optional.empty() : Optional.of(new SemaphoreInfo(name, available));
+  }
+
+  synchronized List<SemaphoreInfo> listSemaphores() {
+    List<SemaphoreInfo> result = new ArrayList<>();
+    new TreeMap<>(semaphores)
+        .forEach((name, available) -> result.add(new SemaphoreInfo(name, available)));
+    return result;
+  }
+
   // ---- leased semaphores ----
 
   synchronized boolean trySetLeasedPermits(String name, int permits) {
@@ -564,15 +705,29 @@ public final class MemoryLockServer implements AutoCloseable {
 
   synchronized AcquireResult tryAcquirePermit(
       String name, String permitId, long leaseMillis, String clientId) {
+    return tryAcquirePermits(name, List.of(permitId), leaseMillis, clientId);
+  }
+
+  /**
+   * Grants all of {@code permitIds} with one token if that many are free, else none. Ids granted
+   * already are one attempt asked again (its answer was lost): they are extended, never shortened.
+   */
+  synchronized AcquireResult tryAcquirePermits(
+      String name, List<String> permitIds, long leaseMillis, String clientId) {
     long now = now();
     PermitPool pool = permitPools.computeIfAbsent(name, n -> new PermitPool());
     pool.purge(now);
-    Permit existing = pool.granted.get(permitId);
+    Permit existing = pool.granted.get(permitIds.get(0));
     if (existing != null) {
-      existing.extendTo(now + leaseMillis);
-      return AcquireResult.granted(existing.token, 1);
+      for (String permitId : permitIds) {
+        Permit again = pool.granted.get(permitId);
+        if (again != null) {
+          again.extendTo(now + leaseMillis);
+        }
+      }
+      return AcquireResult.granted(existing.token, permitIds.size());
     }
-    if (pool.free() <= 0) {
+    if (pool.free() < permitIds.size()) {
       long earliest = -1;
       for (Permit permit : pool.granted.values()) {
         long left = permit.expiresAt - now;
@@ -580,12 +735,19 @@ public final class MemoryLockServer implements AutoCloseable {
       }
       return AcquireResult.busy(earliest);
     }
-    Permit permit = new Permit(++pool.fence, now + leaseMillis);
-    pool.granted.put(permitId, permit);
-    return AcquireResult.granted(permit.token, 1);
+    long token = ++pool.fence;
+    for (String permitId : permitIds) {
+      pool.granted.put(permitId, new Permit(token, now + leaseMillis, clientId));
+    }
+    return AcquireResult.granted(token, permitIds.size());
   }
 
   boolean releasePermit(String name, String permitId) {
+    return releasePermits(name, List.of(permitId));
+  }
+
+  /** Frees all of {@code permitIds} if every one is held, else none. */
+  boolean releasePermits(String name, List<String> permitIds) {
     Runnable wakeup;
     synchronized (this) {
       PermitPool pool = permitPools.get(name);
@@ -593,12 +755,28 @@ public final class MemoryLockServer implements AutoCloseable {
         return false;
       }
       pool.purge(now());
-      if (pool.granted.remove(permitId) == null) {
+      if (!pool.granted.keySet().containsAll(permitIds)) {
         return false;
       }
-      wakeup = publish(ResourceType.LEASED_SEMAPHORE, name, Wakeup.of(1));
+      pool.granted.keySet().removeAll(permitIds);
+      wakeup = publish(ResourceType.LEASED_SEMAPHORE, name, Wakeup.of(permitIds.size()));
     }
     wakeup.run();
+    return true;
+  }
+
+  synchronized boolean updatePermitLease(String name, String permitId, long leaseMillis) {
+    PermitPool pool = permitPools.get(name);
+    if (pool == null) {
+      return false;
+    }
+    long now = now();
+    pool.purge(now);
+    Permit permit = pool.granted.get(permitId);
+    if (permit == null) {
+      return false;
+    }
+    permit.expiresAt = now + leaseMillis;
     return true;
   }
 
@@ -608,7 +786,48 @@ public final class MemoryLockServer implements AutoCloseable {
       return 0;
     }
     pool.purge(now());
-    return Math.max(0, pool.free());
+    return pool.free();
+  }
+
+  /** Forgets the total and every permit, but keeps the fencing counter so that tokens grow. */
+  synchronized boolean deleteLeasedSemaphore(String name) {
+    PermitPool pool = permitPools.get(name);
+    if (pool == null) {
+      return false;
+    }
+    pool.purge(now());
+    boolean existed = pool.total != null || !pool.granted.isEmpty();
+    pool.total = null;
+    pool.granted.clear();
+    return existed;
+  }
+
+  synchronized boolean leasedSemaphoreExists(String name) {
+    PermitPool pool = permitPools.get(name);
+    return pool != null && pool.total != null;
+  }
+
+  synchronized Optional<LeasedSemaphoreInfo> inspectLeasedSemaphore(String name) {
+    PermitPool pool = permitPools.get(name);
+    if (pool == null || pool.total == null) {
+      return Optional.empty();
+    }
+    long now = now();
+    pool.purge(now);
+    return Optional.of(pool.info(name, now));
+  }
+
+  synchronized List<LeasedSemaphoreInfo> listLeasedSemaphores() {
+    long now = now();
+    List<LeasedSemaphoreInfo> result = new ArrayList<>();
+    for (Map.Entry<String, PermitPool> entry : new TreeMap<>(permitPools).entrySet()) {
+      PermitPool pool = entry.getValue();
+      if (pool.total != null) {
+        pool.purge(now);
+        result.add(pool.info(entry.getKey(), now));
+      }
+    }
+    return result;
   }
 
   // ---- latches ----
@@ -643,6 +862,29 @@ public final class MemoryLockServer implements AutoCloseable {
 
   synchronized long count(String name) {
     return latches.getOrDefault(name, 0L);
+  }
+
+  boolean deleteLatch(String name) {
+    Runnable wakeup;
+    synchronized (this) {
+      if (latches.remove(name) == null) {
+        return false;
+      }
+      wakeup = publish(ResourceType.COUNT_DOWN_LATCH, name, Wakeup.of(Wakeup.ALL));
+    }
+    wakeup.run();
+    return true;
+  }
+
+  synchronized Optional<LatchInfo> inspectLatch(String name) {
+    Long count = latches.get(name);
+    return count == null ? Optional.empty() : Optional.of(new LatchInfo(name, count));
+  }
+
+  synchronized List<LatchInfo> listLatches() {
+    List<LatchInfo> result = new ArrayList<>();
+    new TreeMap<>(latches).forEach((name, count) -> result.add(new LatchInfo(name, count)));
+    return result;
   }
 
   // ---- wake-ups ----
@@ -789,11 +1031,13 @@ public final class MemoryLockServer implements AutoCloseable {
 
   private static final class Permit implements Leased {
     final long token;
+    final String clientId;
     long expiresAt;
 
-    Permit(long token, long expiresAt) {
+    Permit(long token, long expiresAt, String clientId) {
       this.token = token;
       this.expiresAt = expiresAt;
+      this.clientId = clientId;
     }
 
     @Override
@@ -818,6 +1062,19 @@ public final class MemoryLockServer implements AutoCloseable {
 
     int free() {
       return (total == null ? 0 : total) - granted.size();
+    }
+
+    LeasedSemaphoreInfo info(String name, long now) {
+      List<PermitInfo> permits = new ArrayList<>();
+      granted.forEach(
+          (id, permit) ->
+              permits.add(
+                  new PermitInfo(
+                      id,
+                      permit.clientId,
+                      Duration.ofMillis(Math.max(0, permit.expiresAt - now)),
+                      permit.token)));
+      return new LeasedSemaphoreInfo(name, total == null ? 0 : total, permits);
     }
   }
 }

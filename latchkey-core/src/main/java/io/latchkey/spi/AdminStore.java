@@ -1,7 +1,11 @@
 package io.latchkey.spi;
 
 import io.latchkey.ClientInfo;
+import io.latchkey.Feature;
+import io.latchkey.LatchInfo;
+import io.latchkey.LeasedSemaphoreInfo;
 import io.latchkey.LockInfo;
+import io.latchkey.SemaphoreInfo;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -65,4 +69,61 @@ public interface AdminStore {
    * @return completes when deleted
    */
   CompletionStage<Void> leave(String clientId);
+
+  /**
+   * Needs {@link Feature#SYNCHRONIZER_INSPECTION}.
+   *
+   * @param name a semaphore name
+   * @return the semaphore, or empty if it has no record
+   */
+  default CompletionStage<Optional<SemaphoreInfo>> inspectSemaphore(String name) {
+    return Refusals.refuse(Feature.SYNCHRONIZER_INSPECTION, this);
+  }
+
+  /**
+   * Needs {@link Feature#SYNCHRONIZER_INSPECTION}.
+   *
+   * @param name a leased semaphore name
+   * @return the total and the unexpired permits (in grant order), or empty if it has no record
+   */
+  default CompletionStage<Optional<LeasedSemaphoreInfo>> inspectLeasedSemaphore(String name) {
+    return Refusals.refuse(Feature.SYNCHRONIZER_INSPECTION, this);
+  }
+
+  /**
+   * Needs {@link Feature#SYNCHRONIZER_INSPECTION}.
+   *
+   * @param name a latch name
+   * @return the latch, or empty if it is not counting down
+   */
+  default CompletionStage<Optional<LatchInfo>> inspectLatch(String name) {
+    return Refusals.refuse(Feature.SYNCHRONIZER_INSPECTION, this);
+  }
+
+  /**
+   * Needs {@link Feature#SYNCHRONIZER_INSPECTION}.
+   *
+   * @return every semaphore that has a record, by name
+   */
+  default CompletionStage<List<SemaphoreInfo>> listSemaphores() {
+    return Refusals.refuse(Feature.SYNCHRONIZER_INSPECTION, this);
+  }
+
+  /**
+   * Needs {@link Feature#SYNCHRONIZER_INSPECTION}.
+   *
+   * @return every leased semaphore that has a record, by name
+   */
+  default CompletionStage<List<LeasedSemaphoreInfo>> listLeasedSemaphores() {
+    return Refusals.refuse(Feature.SYNCHRONIZER_INSPECTION, this);
+  }
+
+  /**
+   * Needs {@link Feature#SYNCHRONIZER_INSPECTION}.
+   *
+   * @return every latch counting down, by name
+   */
+  default CompletionStage<List<LatchInfo>> listLatches() {
+    return Refusals.refuse(Feature.SYNCHRONIZER_INSPECTION, this);
+  }
 }

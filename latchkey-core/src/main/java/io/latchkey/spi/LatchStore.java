@@ -1,5 +1,6 @@
 package io.latchkey.spi;
 
+import io.latchkey.Feature;
 import java.util.concurrent.CompletionStage;
 
 /** Count-down latches: per name, a count that only goes down, removed when it reaches zero. */
@@ -24,4 +25,16 @@ public interface LatchStore {
    * @return the current count
    */
   CompletionStage<Long> count(String name);
+
+  /**
+   * Removes the latch whatever its count and, if it was counting down, wakes all waiters (as at
+   * zero). Needs {@link Feature#DELETE_RECORDS}. (Not named {@code delete}: one class may implement
+   * this and {@link SemaphoreStore}, whose {@code delete} means another record.)
+   *
+   * @param name the latch name
+   * @return true if it was counting down
+   */
+  default CompletionStage<Boolean> deleteLatch(String name) {
+    return Refusals.refuse(Feature.DELETE_RECORDS, this);
+  }
 }

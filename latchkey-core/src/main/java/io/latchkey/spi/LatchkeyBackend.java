@@ -1,9 +1,13 @@
 package io.latchkey.spi;
 
 import io.latchkey.Feature;
+import io.latchkey.UnsupportedFeatureException;
 import java.util.Collection;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * One client's connection to a lock service.
@@ -80,6 +84,14 @@ public interface LatchkeyBackend extends AutoCloseable {
   AdminStore admin();
 
   /**
+   * @return the growing numbers a quorum of independent backends builds its fencing on, if this
+   *     backend keeps them (by default it does not)
+   */
+  default Optional<FenceStore> fences() {
+    return Optional.empty();
+  }
+
+  /**
    * @return the wake-up channel; {@link WakeupBus#NONE} without {@link Feature#WAKEUP_PUSH}
    */
   WakeupBus wakeups();
@@ -111,6 +123,25 @@ public interface LatchkeyBackend extends AutoCloseable {
    * @return which grants are gone or could not be renewed
    */
   CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis);
+
+  /**
+   * Starts delivering the revocation requests aimed at this client's grants ({@link
+   * LockStore#requestRevocation}) to {@code listener}: each request names the grant (lock name,
+   * owner, fencing token) a holder of this client has, or had when the request was sent. The engine
+   * subscribes once per client. The stage completes once the subscription is active, so that a
+   * request sent after that moment is not missed; a request sent while the backend's connection is
+   * down may be lost. Needs {@link Feature#REVOCATION}; without it the stage fails with {@link
+   * UnsupportedFeatureException}.
+   *
+   * @param listener receives the requests; must not block (the engine hands them to the user's
+   *     callback executor)
+   * @return the active subscription
+   */
+  default CompletionStage<WakeupBus.Subscription> subscribeRevocations(
+      Consumer<GrantRef> listener) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedFeatureException(Feature.REVOCATION, description()));
+  }
 
   /** Closes connections; held records stay on the server until released or expired. */
   @Override

@@ -1,6 +1,9 @@
 package io.latchkey.spi;
 
+import io.latchkey.Feature;
 import io.latchkey.LockMode;
+import io.latchkey.UnsupportedFeatureException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -42,4 +45,19 @@ public interface LockStore {
    * @return completes when done
    */
   CompletionStage<Void> leaveQueue(String name, String owner);
+
+  /**
+   * Asks every live holder of the lock (in every mode) to give it up: one atomic step that reads
+   * the holders and sends each holder's client a {@link GrantRef} of its grant (owner and fencing
+   * token), which that client's {@link LatchkeyBackend#subscribeRevocations} listener receives.
+   * Nothing is released; a client that has no such grant any more ignores the request. Needs {@link
+   * Feature#REVOCATION}; without it the stage fails with {@link UnsupportedFeatureException}.
+   *
+   * @param name the lock name
+   * @return how many holders were asked: 0 if nobody holds the lock
+   */
+  default CompletionStage<Integer> requestRevocation(String name) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedFeatureException(Feature.REVOCATION, "of this lock store"));
+  }
 }

@@ -8,13 +8,17 @@ import io.latchkey.ClientInfo;
 import io.latchkey.DistributedLock;
 import io.latchkey.Feature;
 import io.latchkey.HolderInfo;
+import io.latchkey.LatchInfo;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
+import io.latchkey.LeasedSemaphoreInfo;
 import io.latchkey.LockAdmin;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
+import io.latchkey.PermitInfo;
+import io.latchkey.SemaphoreInfo;
 import io.latchkey.memory.MemoryLockServer;
 import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.LatchkeyBackend;
@@ -30,9 +34,13 @@ import org.junit.jupiter.api.Test;
 
 /** The examples of docs/primitives/admin.md. */
 class AdminExamplesTest {
+  /**
+   * Renewals every 100 ms, so that a holder hears of a force-release quickly; a 2 s lease, so that
+   * a loaded machine whose scheduler stalls for a few hundred milliseconds loses no lease for real.
+   */
   private static final LatchkeyOptions OPTIONS =
       LatchkeyOptions.builder()
-          .leaseTime(Duration.ofMillis(300))
+          .leaseTime(Duration.ofSeconds(2))
           .renewInterval(Duration.ofMillis(100))
           .closeOnShutdown(false)
           .build();
@@ -220,5 +228,31 @@ class AdminExamplesTest {
     assertThat(lock.forceUnlock()).isTrue();
     assertThat(lock.isLocked()).isFalse();
     assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  @Test
+  void inspectSynchronizers() throws Exception {
+    worker.semaphore("imports/slots").trySetPermits(4);
+    worker.countDownLatch("imports/ready").trySetCount(3);
+    worker.leasedSemaphore("imports/renderers").trySetPermits(2);
+    Lease permit =
+        worker.leasedSemaphore("imports/renderers").acquire(Duration.ZERO, Duration.ofMinutes(1));
+    // tag::inspect-synchronizers[]
+    LockAdmin admin = latchkey.admin(); // needs Feature.SYNCHRONIZER_INSPECTION as well
+    assertThat(admin.inspectSemaphore("imports/slots"))
+        .contains(new SemaphoreInfo("imports/slots", 4));
+    assertThat(admin.inspectLatch("imports/ready")).contains(new LatchInfo("imports/ready", 3));
+
+    LeasedSemaphoreInfo renderers = admin.inspectLeasedSemaphore("imports/renderers").orElseThrow();
+    assertThat(renderers.totalPermits()).isEqualTo(2);
+    assertThat(renderers.availablePermits()).isEqualTo(1);
+    PermitInfo held = renderers.permits().get(0); // who holds which permit, for how long
+    assertThat(held.permitId()).isEqualTo(permit.holderId());
+    assertThat(held.clientId()).isEqualTo(worker.clientId());
+    assertThat(held.remainingLease()).isPositive();
+
+    assertThat(admin.listSemaphores()).extracting(SemaphoreInfo::name).contains("imports/slots");
+    // end::inspect-synchronizers[]
+    permit.release();
   }
 }

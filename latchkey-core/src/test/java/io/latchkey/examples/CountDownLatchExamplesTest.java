@@ -93,4 +93,20 @@ class CountDownLatchExamplesTest {
     assertThat(notYet.await(Duration.ofSeconds(10))).isTrue(); // at once: zero means open
     // end::unset[]
   }
+
+  @Test
+  void untimedAwaitAndDelete() throws Exception {
+    // tag::await-delete[]
+    DistributedCountDownLatch ready = latchkey.countDownLatch("deploy/ready");
+    ready.trySetCount(2);
+    CompletableFuture<Void> opened =
+        worker.countDownLatch("deploy/ready").awaitAsync().toCompletableFuture();
+
+    assertThat(ready.isExists()).isTrue();
+    assertThat(ready.delete()).isTrue(); // gives up on the count: every waiter wakes as at zero
+    opened.get(5, TimeUnit.SECONDS);
+    ready.await(); // no bound on the wait; returns at once for a latch that is not set
+    assertThat(ready.isExists()).isFalse();
+    // end::await-delete[]
+  }
 }

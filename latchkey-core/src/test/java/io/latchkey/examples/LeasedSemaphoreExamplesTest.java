@@ -11,6 +11,7 @@ import io.latchkey.LeaseLostException;
 import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockTimeoutException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -129,5 +130,52 @@ class LeasedSemaphoreExamplesTest {
     assertThatThrownBy(permit::release) // released by id already: not a loss, a second release
         .isInstanceOf(IllegalStateException.class);
     // end::id-and-lease[]
+  }
+
+  @Test
+  void severalPermitsAtOnce() throws Exception {
+    // tag::batch[]
+    LeasedSemaphore renderers = latchkey.leasedSemaphore("renderers/batch");
+    renderers.trySetPermits(4);
+    List<Lease> permits = renderers.acquire(3, Duration.ofSeconds(5)); // all three, or none
+    assertThat(renderers.availablePermits()).isEqualTo(1);
+    assertThat(renderers.acquiredPermits()).isEqualTo(3); // granted to any client
+    assertThat(renderers.heldPermits()).hasSize(3); // held by this client: ids and leases
+
+    List<String> ids = permits.stream().map(Lease::holderId).toList();
+    assertThat(other.leasedSemaphore("renderers/batch").release(ids)).isTrue(); // all, or none
+    assertThat(renderers.availablePermits()).isEqualTo(4);
+    // end::batch[]
+  }
+
+  @Test
+  void updateLeaseTime() throws Exception {
+    // tag::update-lease[]
+    LeasedSemaphore renderers = latchkey.leasedSemaphore("renderers/update");
+    renderers.trySetPermits(1);
+    Lease permit = renderers.acquire(Duration.ZERO, Duration.ofSeconds(1));
+    // The job takes longer than planned: give the permit a new lease, counted from now.
+    assertThat(renderers.updateLeaseTime(permit.holderId(), Duration.ofMinutes(5))).isTrue();
+    assertThat(permit.remaining()).isGreaterThan(Duration.ofMinutes(4));
+    permit.release();
+    // end::update-lease[]
+  }
+
+  @Test
+  void trueCountAndCleanUp() throws Exception {
+    // tag::count-and-delete[]
+    LeasedSemaphore renderers = latchkey.leasedSemaphore("renderers/count");
+    renderers.trySetPermits(10);
+    renderers.addPermits(5);
+    renderers.addPermits(-10);
+    renderers.addPermits(-10);
+    assertThat(renderers.availablePermits()).isEqualTo(-5); // as the plain semaphore reports it
+
+    renderers.addPermits(6);
+    Lease permit = renderers.acquire(); // no bound on the wait; interruptible
+    permit.release();
+    assertThat(renderers.delete()).isTrue(); // total and permits gone
+    assertThat(renderers.isExists()).isFalse();
+    // end::count-and-delete[]
   }
 }

@@ -510,4 +510,25 @@ class LockExamplesTest {
       super("fencing token " + token + " is older than " + highest);
     }
   }
+
+  @Test
+  void cooperativeRevocation() throws Exception {
+    Journal exports = new Journal();
+    // tag::revocation[]
+    Lease lease = latchkey.lock("exports/daily").acquire(Duration.ZERO);
+    lease.onRevocationRequested(
+        asked -> {
+          exports.write("checkpoint before giving up", asked.fencingToken());
+          asked.release(); // hand the lock over; ignoring the request keeps it
+        });
+
+    // Another process (or `latchkey revoke exports/daily`):
+    DistributedLock theirs = other.lock("exports/daily");
+    assertThat(theirs.requestRevocation()).isTrue(); // false if nobody held it
+    try (Lease taken = theirs.acquire(Duration.ofSeconds(5))) {
+      assertThat(taken.fencingToken()).isGreaterThan(lease.fencingToken());
+    }
+    // end::revocation[]
+    assertThat(exports.entries()).containsExactly("checkpoint before giving up");
+  }
 }

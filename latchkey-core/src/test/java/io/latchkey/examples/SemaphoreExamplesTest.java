@@ -110,4 +110,19 @@ class SemaphoreExamplesTest {
     assertThat(slots.availablePermits()).isEqualTo(1);
     // end::negative[]
   }
+
+  @Test
+  void drainSetAndCleanUp() throws Exception {
+    // tag::drain-set-delete[]
+    DistributedSemaphore slots = latchkey.semaphore("import/slots");
+    slots.setPermits(4); // sets the number whatever it was (trySetPermits only sets it once)
+    slots.acquire(1); // waits as long as it takes; interruptible
+    assertThat(slots.drainPermits()).isEqualTo(3); // takes every available permit at once
+
+    slots.delete(); // the clean-up: the record is gone ...
+    assertThat(slots.isExists()).isFalse();
+    assertThat(slots.releaseIfExists(1)).isFalse(); // ... and a late release does not bring it back
+    assertThat(slots.isExists()).isFalse();
+    // end::drain-set-delete[]
+  }
 }

@@ -9,6 +9,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.Feature;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
+import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockMode;
@@ -23,6 +24,7 @@ import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -72,9 +74,14 @@ class ManualClockEngineTest {
 
   /** Opens the client under test on the manual clock, with these features hidden. */
   private LatchkeyClient open(Feature... hidden) {
+    return open(LEASE, hidden);
+  }
+
+  /** Opens the client under test with another watchdog lease (renewed every {@link #RENEW}). */
+  private LatchkeyClient open(Duration lease, Feature... hidden) {
     LatchkeyOptions options =
         LatchkeyOptions.builder()
-            .leaseTime(LEASE)
+            .leaseTime(lease)
             .renewInterval(RENEW)
             .operationTimeout(TIMEOUT)
             .recheckInterval(RECHECK)
@@ -555,6 +562,27 @@ class ManualClockEngineTest {
   }
 
   /**
+   * A backend whose own bound ran out a moment before the engine's (a socket read timeout set to
+   * the time left) is reported as the same timeout, with the backend's failure attached.
+   */
+  @Test
+  void aBackendsOwnTimeoutIsReportedAsATimeout() throws Exception {
+    LatchkeyClient latchkey = open();
+    Lease lease = latchkey.lock("own-bound").acquire(Duration.ZERO, Duration.ofSeconds(20));
+    SocketTimeoutException readTimedOut = new SocketTimeoutException("Read timed out");
+    backend()
+        .failReleasesWith(
+            new java.io.UncheckedIOException(new java.io.IOException("I/O error", readTimedOut)));
+
+    assertThatThrownBy(lease::release)
+        .isInstanceOf(BackendTimeoutException.class)
+        .hasMessageContaining("did not answer")
+        .hasMessageContaining("I/O error")
+        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+    backend().failReleasesWith(null);
+  }
+
+  /**
    * A release that never reached the backend leaves its hold there; the same thread's next acquire
    * must not re-enter it (the fault suite saw one token handed out 2,918 times): the engine gives
    * every hold of that grant back and takes a fresh one, with a new fencing token.
@@ -580,5 +608,165 @@ class ManualClockEngineTest {
                     .satisfies(holder -> assertThat(holder.holds()).isEqualTo(1)));
     second.release();
     assertThat(probeAcquire("left-over", Duration.ofSeconds(1)).isGranted()).isTrue();
+  }
+
+  // ---- a lease deadline that passes while a renewal is on its way ----
+
+  /**
+   * A watchdog lease of 12 s renewed every 10 s, with a 5 s call bound: the renewal sent at 10 s is
+   * still on its way when the lease runs out at 11.878 s (12 s less the drift allowance).
+   */
+  private static final Duration SHORT_LEASE = Duration.ofSeconds(12);
+
+  /**
+   * Opens a client with {@link #SHORT_LEASE}, takes a lock, holds back the renewal sent at 10 s and
+   * moves the clock to the lease's end: the grant is suspended there, exactly, and not lost.
+   */
+  private Lease suspendedWhileItsRenewalIsOnItsWay(String name, List<String> transitions)
+      throws InterruptedException {
+    open(SHORT_LEASE);
+    Lease lease = listenedTo(name, null);
+    lease.addListener(
+        new LeaseListener() {
+          @Override
+          public void suspended(String reason) {
+            transitions.add("suspended at " + ticker.nanoTime());
+          }
+
+          @Override
+          public void resumed() {
+            transitions.add("resumed at " + ticker.nanoTime());
+          }
+
+          @Override
+          public void lost(LeaseLostException reason) {
+            transitions.add("lost at " + ticker.nanoTime());
+          }
+        });
+    backend().holdRenewals(true);
+    scheduler.advance(RENEW);
+    assertThat(backend().renewals()).hasSize(1);
+
+    scheduler.advance(trusted(SHORT_LEASE).minus(RENEW).minus(NANO));
+    assertThat(lease.isValid()).isTrue();
+    assertThat(transitions).isEmpty();
+
+    scheduler.advance(NANO);
+    assertThat(transitions).containsExactly("suspended at " + ticker.nanoTime());
+    assertThat(lease.isValid()).isFalse();
+    assertThat(heard).isEmpty();
+    return lease;
+  }
+
+  /**
+   * The renewal that was on its way at the deadline reaches the backend before the backend's own
+   * lease ran out (12 s) and is confirmed: the grant never lapsed there, so it resumes, valid until
+   * that renewal's send + the lease, and no loss is ever reported.
+   */
+  @Test
+  void aGrantSuspendedAtItsDeadlineResumesWhenTheRenewalOnItsWayIsConfirmed() throws Exception {
+    List<String> transitions = new CopyOnWriteArrayList<>();
+    Lease lease = suspendedWhileItsRenewalIsOnItsWay("resumed-late", transitions);
+
+    scheduler.advance(Duration.ofMillis(100)); // 11.978 s: the backend still has the grant
+    assertThat(lease.isValid()).isFalse();
+    backend().holdRenewals(false);
+    backend().deliverRenewals();
+
+    assertThat(transitions).hasSize(2).last().isEqualTo("resumed at " + ticker.nanoTime());
+    assertThat(lease.isValid()).isTrue();
+    // Counted from the renewal's send at 10 s.
+    Duration sinceAcquired = trusted(SHORT_LEASE).plusMillis(100);
+    assertThat(lease.remaining()).isEqualTo(RENEW.plus(trusted(SHORT_LEASE)).minus(sinceAcquired));
+    assertThat(othersCanTake("resumed-late")).isFalse();
+
+    // The watchdog goes on as usual: renewed at 20 s, valid past the old deadline, never lost.
+    scheduler.advance(SHORT_LEASE.multipliedBy(3));
+    assertThat(lease.isValid()).isTrue();
+    assertThat(heard).isEmpty();
+    assertThat(transitions).hasSize(2);
+    lease.release();
+    assertThat(othersCanTake("resumed-late")).isTrue();
+  }
+
+  /**
+   * The renewal that was on its way at the deadline reaches the backend after the backend's lease
+   * ran out: it finds the grant gone, and the suspended grant is lost at that answer, once.
+   */
+  @Test
+  void aGrantSuspendedAtItsDeadlineIsLostWhenTheRenewalOnItsWayFindsItGone() throws Exception {
+    List<String> transitions = new CopyOnWriteArrayList<>();
+    Lease lease = suspendedWhileItsRenewalIsOnItsWay("gone-late", transitions);
+
+    scheduler.advance(Duration.ofMillis(200)); // 12.078 s: the backend's lease ran out at 12 s
+    assertThat(heard).isEmpty();
+    backend().holdRenewals(false);
+    backend().deliverRenewals();
+
+    assertThat(transitions).hasSize(2).last().isEqualTo("lost at " + ticker.nanoTime());
+    assertThat(heard)
+        .singleElement()
+        .satisfies(e -> assertThat(e).hasMessageContaining("no longer knows"));
+    assertThat(lease.isValid()).isFalse();
+    scheduler.advance(SHORT_LEASE);
+    assertThat(transitions).hasSize(2);
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+    assertThat(othersCanTake("gone-late")).isTrue();
+  }
+
+  /**
+   * The renewal that was on its way at the deadline never answers: the grant stays suspended until
+   * the call's bound (sent at 10 s + 5 s) and is lost exactly then; an answer that comes after that
+   * does not bring it back.
+   */
+  @Test
+  void aGrantSuspendedAtItsDeadlineIsLostWhenTheRenewalOnItsWayTimesOut() throws Exception {
+    List<String> transitions = new CopyOnWriteArrayList<>();
+    Lease lease = suspendedWhileItsRenewalIsOnItsWay("unanswered", transitions);
+    // Suspended at trusted(SHORT_LEASE) after the acquire; the renewal was sent at RENEW.
+    scheduler.advance(RENEW.plus(TIMEOUT).minus(trusted(SHORT_LEASE)).minus(NANO));
+    assertThat(transitions).hasSize(1);
+    assertThat(heard).isEmpty();
+
+    scheduler.advance(NANO);
+    assertThat(transitions).hasSize(2).last().isEqualTo("lost at " + ticker.nanoTime());
+    assertThat(heard)
+        .singleElement()
+        .satisfies(e -> assertThat(e).hasMessageContaining("no renewal was confirmed"));
+
+    backend().holdRenewals(false);
+    backend().deliverRenewals(); // the late answer changes nothing
+    scheduler.advance(SHORT_LEASE);
+    assertThat(transitions).hasSize(2);
+    assertThat(lease.isValid()).isFalse();
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  /**
+   * A renewal applied on the backend whose answer never comes: the engine reports the grant lost
+   * (at the renewal's bound, since it was in doubt from its deadline), and the backend would keep
+   * the record another lease (until 22 s) for nobody. The engine releases it by its token at the
+   * loss, so others can take the lock at once.
+   */
+  @Test
+  void aGrantLostWhileARenewalOfItMayHaveBeenAppliedIsReleasedOnTheBackend() throws Exception {
+    open(SHORT_LEASE);
+    Lease lease = listenedTo("unanswered-renewal", null);
+    backend().loseRenewalAnswers(true);
+    scheduler.advance(RENEW); // applied: the backend keeps the grant until 22 s
+    assertThat(lease.isValid()).isTrue();
+
+    scheduler.advance(TIMEOUT.minus(NANO));
+    assertThat(heard).isEmpty();
+    assertThat(backend().releases()).isEmpty();
+    assertThat(othersCanTake("unanswered-renewal")).isFalse();
+
+    scheduler.advance(NANO); // 15 s: the renewal's bound
+    assertThat(heard)
+        .singleElement()
+        .satisfies(e -> assertThat(e).hasMessageContaining("no renewal was confirmed"));
+    assertThat(backend().releases()).containsExactly(grantOf(lease));
+    assertThat(othersCanTake("unanswered-renewal")).isTrue();
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
   }
 }

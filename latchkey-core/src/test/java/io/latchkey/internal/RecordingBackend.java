@@ -26,15 +26,18 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Test support for the engine tests on a manual clock: a backend (the memory backend underneath)
  * that records the lock calls and renewals the engine makes, with the clock reading of each, and
- * can misbehave on demand: renewals that are lost on the way (never applied, never answered) and
- * acquire answers that are lost on the way back (applied on the server, held here until the test
- * delivers them). Hidden features are left out of {@link LatchkeyBackend#features()}; hiding {@link
- * Feature#WAKEUP_PUSH} also hides the wake-up bus.
+ * can misbehave on demand: renewals that are lost on the way (never applied, never answered) or
+ * whose answers are lost (applied, never answered), renewals that are late on the way (held here,
+ * applied and answered when the test delivers them) and acquire answers that are late on the way
+ * back (applied on the server, held here until the test delivers them). Hidden features are left
+ * out of {@link LatchkeyBackend#features()}; hiding {@link Feature#WAKEUP_PUSH} also hides the
+ * wake-up bus.
  */
 final class RecordingBackend implements BackendFactory {
   /** One renewal call: the grants it named and the lease it asked for. */
@@ -47,9 +50,12 @@ final class RecordingBackend implements BackendFactory {
   private final List<Renewal> renewals = new CopyOnWriteArrayList<>();
   private final List<GrantRef> releases = new CopyOnWriteArrayList<>();
   private final List<Runnable> heldAnswers = new ArrayList<>();
+  private final List<Runnable> heldRenewals = new ArrayList<>();
   private volatile boolean dropRenewals;
+  private volatile boolean holdRenewals;
+  private volatile boolean loseRenewalAnswers;
   private volatile long validityCap = -1;
-  private volatile boolean failReleases;
+  private volatile @Nullable Throwable releaseFailure;
   private volatile boolean holdAcquireAnswers;
   private volatile @Nullable BackendContext context;
 
@@ -83,7 +89,24 @@ final class RecordingBackend implements BackendFactory {
     this.dropRenewals = drop;
   }
 
-  /** From now on, lock acquires are applied on the server but their answers are held back. */
+  /**
+   * From now on, renewals are held on the way: neither applied on the server nor answered until
+   * {@link #deliverRenewals()}.
+   */
+  void holdRenewals(boolean hold) {
+    this.holdRenewals = hold;
+  }
+
+  /** From now on, renewals are applied on the server but their answers are lost on the way. */
+  void loseRenewalAnswers(boolean lose) {
+    this.loseRenewalAnswers = lose;
+  }
+
+  /** Applies every held renewal on the server now, in order, and answers it, on this thread. */
+  void deliverRenewals() {
+    deliver(heldRenewals);
+  }
+
   /**
    * From now on, grants and renewals say the backend guarantees them for only {@code millis} (as a
    * ZooKeeper session timeout would); negative: no such bound.
@@ -94,21 +117,57 @@ final class RecordingBackend implements BackendFactory {
 
   /** Releases fail as a reset connection would, without reaching the server. */
   void failReleases(boolean fail) {
-    failReleases = fail;
+    failReleasesWith(
+        fail
+            ? new java.io.UncheckedIOException(new java.io.IOException("connection reset"))
+            : null);
   }
 
+  /** Releases fail with {@code failure} without reaching the server; null: they work again. */
+  void failReleasesWith(@Nullable Throwable failure) {
+    releaseFailure = failure;
+  }
+
+  /** From now on, lock acquires are applied on the server but their answers are held back. */
   void holdAcquireAnswers(boolean hold) {
     this.holdAcquireAnswers = hold;
   }
 
   /** Delivers every held acquire answer, in order, on the calling thread. */
   void deliverAcquireAnswers() {
+    deliver(heldAnswers);
+  }
+
+  private static void deliver(List<Runnable> held) {
     List<Runnable> toDeliver;
-    synchronized (heldAnswers) {
-      toDeliver = new ArrayList<>(heldAnswers);
-      heldAnswers.clear();
+    synchronized (held) {
+      toDeliver = new ArrayList<>(held);
+      held.clear();
     }
     toDeliver.forEach(Runnable::run);
+  }
+
+  /**
+   * An answer that completes only when the test delivers it: {@code call} runs then (it may return
+   * a stage that was started earlier).
+   */
+  private static <T> CompletionStage<T> heldBack(
+      List<Runnable> held, Supplier<CompletionStage<T>> call) {
+    CompletableFuture<T> answer = new CompletableFuture<>();
+    synchronized (held) {
+      held.add(
+          () ->
+              call.get()
+                  .whenComplete(
+                      (result, failure) -> {
+                        if (failure != null) {
+                          answer.completeExceptionally(failure);
+                        } else {
+                          answer.complete(result);
+                        }
+                      }));
+    }
+    return answer;
   }
 
   /** The clock readings at which lock acquires reached the backend. */
@@ -180,6 +239,17 @@ final class RecordingBackend implements BackendFactory {
       if (dropRenewals) {
         return new CompletableFuture<>();
       }
+      List<GrantRef> named = List.copyOf(grants);
+      if (loseRenewalAnswers) {
+        renewNow(named, leaseMillis);
+        return new CompletableFuture<>();
+      }
+      return holdRenewals
+          ? heldBack(heldRenewals, () -> renewNow(named, leaseMillis))
+          : renewNow(named, leaseMillis);
+    }
+
+    private CompletionStage<RenewResult> renewNow(List<GrantRef> grants, long leaseMillis) {
       long cap = validityCap;
       return cap < 0
           ? inner.renew(grants, leaseMillis)
@@ -201,31 +271,15 @@ final class RecordingBackend implements BackendFactory {
                       cap < 0 || !result.isGranted()
                           ? result
                           : AcquireResult.grantedFor(result.fencingToken(), result.holds(), cap));
-      if (!holdAcquireAnswers) {
-        return answer;
-      }
-      CompletableFuture<AcquireResult> held = new CompletableFuture<>();
-      synchronized (heldAnswers) {
-        heldAnswers.add(
-            () ->
-                answer.whenComplete(
-                    (result, failure) -> {
-                      if (failure != null) {
-                        held.completeExceptionally(failure);
-                      } else {
-                        held.complete(result);
-                      }
-                    }));
-      }
-      return held;
+      return holdAcquireAnswers ? heldBack(heldAnswers, () -> answer) : answer;
     }
 
     @Override
     public CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode) {
       releases.add(grant);
-      if (failReleases) {
-        return CompletableFuture.failedFuture(
-            new java.io.UncheckedIOException(new java.io.IOException("connection reset")));
+      Throwable failure = releaseFailure;
+      if (failure != null) {
+        return CompletableFuture.failedFuture(failure);
       }
       return inner.locks().release(grant, mode);
     }

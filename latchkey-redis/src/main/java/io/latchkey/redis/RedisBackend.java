@@ -5,6 +5,8 @@ import io.latchkey.BackendUnavailableException;
 import io.latchkey.Feature;
 import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
@@ -40,6 +42,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -51,15 +54,19 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The latchkey backend on Redis (standalone, Sentinel or Cluster), over Lettuce. It has every
  * feature: reentrant, fair, read-write locks and mutexes, semaphores, leased semaphores, count-down
  * latches, wake-ups by pub/sub and inspection. Open it with {@link
  * io.latchkey.Latchkey#connect(String)} and a {@code redis://} URI (see {@link
- * RedisBackendProvider}), or with {@link #open}.
+ * RedisBackendProvider}), or with {@link #open}, or over an application's own Lettuce client with
+ * {@link #builder(RedisClient, RedisURI)} or {@link #builder(RedisClusterClient, Iterable)}.
  *
  * <p>Every operation is one atomic step on the server: one Lua script (or, where one native command
  * does the whole job, that command), one round trip. Expiry is by the Redis clock.
@@ -91,6 +98,11 @@ public final class RedisBackend implements LatchkeyBackend {
    * channels linger a while after their last waiter leaves (RedisWakeups). In a cluster of Redis 7
    * or later they are shard channels.
    *
+   * Revocation. A request (lock-revoke.lua) publishes, to the own channel of each live holder's
+   * client, the holder's grant; every client subscribes to its own channel on the wake-up
+   * connection. These are classic channels even in a cluster: one client's channel serves the
+   * locks of every slot, and PUBLISH reaches every node.
+   *
    * Replicas. With waitReplicas in the URI, RedisGrants follows every grant with a barrier write
    * and WAIT on a third connection of its own (WAIT blocks its connection), shared by the grants
    * that come back meanwhile, and undoes a grant that too few replicas acknowledged.
@@ -100,10 +112,19 @@ public final class RedisBackend implements LatchkeyBackend {
    * record hash. RedisCommandConnection.bySlot() is the one place that groups keys by slot; listing
    * locks uses it too.
    *
-   * Threads. Lettuce's event loops (shared by every backend of the JVM) run the callbacks; the
+   * Shared clients. A backend built over an application's Lettuce client (builder) still opens its
+   * own connections through clients of its own, configured as above: Lettuce's options belong to a
+   * client, and an application's client re-sends in-flight commands when it reconnects. What it
+   * shares is the client's ClientResources (LettuceResources: never shut down by latchkey) and TLS
+   * options; the URIs are copies.
+   *
+   * Threads. Lettuce's event loops (shared by every backend of the JVM, or the application's client's
+   * when built over one) run the callbacks; the
    * engine's scheduler (BackendContext) runs the one delayed task, a channel's lingering
    * unsubscribe. The engine writes the presence record (RedisAdminStore) through AdminStore.
    */
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedisBackend.class);
 
   private static final Duration LETTUCE_TIMEOUT_MARGIN = Duration.ofSeconds(1);
 
@@ -119,13 +140,16 @@ public final class RedisBackend implements LatchkeyBackend {
   private final RedisSemaphoreStore semaphores;
   private final RedisLeasedSemaphoreStore leasedSemaphores;
   private final RedisLatchStore latches;
+  private final RedisFenceStore fences;
   private final RedisWakeups wakeups;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final String identity;
+  private final LettuceResources resources;
 
   private RedisBackend(
       RedisConnectionSettings settings,
       BackendContext context,
+      LettuceResources resources,
       List<AbstractRedisClient> clients,
       RedisCommandConnection redis,
       @Nullable RedisCommandConnection replicaWaits,
@@ -134,6 +158,7 @@ public final class RedisBackend implements LatchkeyBackend {
     this.context = context;
     this.keys = new RedisKeys(settings.keyPrefix());
     this.identity = identity(settings);
+    this.resources = resources;
     this.clients = List.copyOf(clients);
     this.redis = redis;
     this.replicaWaits = replicaWaits;
@@ -143,8 +168,9 @@ public final class RedisBackend implements LatchkeyBackend {
     this.admin = new RedisAdminStore(redis, keys);
     this.locks = new RedisLockStore(redis, grants, keys, context.clientId());
     this.semaphores = new RedisSemaphoreStore(redis, grants, keys);
-    this.leasedSemaphores = new RedisLeasedSemaphoreStore(redis, grants, keys);
+    this.leasedSemaphores = new RedisLeasedSemaphoreStore(redis, grants, keys, context.clientId());
     this.latches = new RedisLatchStore(redis, keys);
+    this.fences = new RedisFenceStore(redis, keys);
     this.wakeups = new RedisWakeups(pubSub, redis.shardedPubSub(), keys, context.scheduler());
   }
 
@@ -165,7 +191,175 @@ public final class RedisBackend implements LatchkeyBackend {
   public static RedisBackend open(URI uri, BackendContext context) {
     Objects.requireNonNull(uri, "uri must not be null");
     Objects.requireNonNull(context, "context must not be null");
-    RedisConnectionSettings settings = RedisConnectionSettings.parse(uri);
+    return open(RedisConnectionSettings.parse(uri), context, LettuceResources.shared());
+  }
+
+  /**
+   * Starts a backend that shares an application's Lettuce {@link RedisClient} (a server, or a
+   * master found through Sentinel):
+   *
+   * <pre>{@code
+   * RedisURI uri = RedisURI.create("redis://localhost:6379");
+   * RedisClient redis = RedisClient.create(uri);            // the application's, used elsewhere too
+   * try (Latchkey latchkey =
+   *     Latchkey.using(RedisBackend.builder(redis, uri).build(), LatchkeyOptions.defaults())) {
+   *   ...
+   * }
+   * redis.shutdown();                                         // the application's to shut down
+   * }</pre>
+   *
+   * <p>What is shared: the client's {@link ClientResources} (its event loops, timer, DNS resolver
+   * and event bus: no second set of threads), its TLS options, and the URI's address, credentials,
+   * database, client name and TLS settings. What is not: the client's connections and its other
+   * options. Lettuce's options (reconnection among them) belong to a client, and an application's
+   * client usually reconnects by itself and then re-sends the commands that were in flight, which
+   * would run a lock script twice (a release run twice frees a lock its owner re-entered). So
+   * latchkey opens its own two or three connections through Lettuce clients of its own, built on
+   * the application's resources, exactly as for a URI (see {@link RedisBackendProvider}): commands
+   * sent at most once, a pub/sub connection that reconnects by itself. Closing the latchkey client
+   * closes those connections and clients; the application's client and its resources stay as they
+   * were, and must outlive the latchkey client (close it first). The pub/sub connection reconnects
+   * after the delays of the application's resources ({@code ClientResources.reconnectDelay()}),
+   * where a backend opened from a URI retries within a second; a waiter that misses a wake-up
+   * meanwhile finds out at its next re-check.
+   *
+   * @param client the application's client; only its resources and options are read
+   * @param uri where the client connects (Lettuce's client does not tell its default URI): a
+   *     server, or sentinels and a master name; copied, never changed
+   * @return a builder with the defaults of a URI without options: key prefix {@code latchkey:}, no
+   *     wait for replicas
+   */
+  public static Builder builder(RedisClient client, RedisURI uri) {
+    Objects.requireNonNull(client, "client must not be null");
+    Objects.requireNonNull(uri, "uri must not be null");
+    return new Builder(
+        client,
+        uri.getSentinels().isEmpty()
+            ? RedisConnectionSettings.Topology.STANDALONE
+            : RedisConnectionSettings.Topology.SENTINEL,
+        List.of(uri));
+  }
+
+  /**
+   * Starts a backend that shares an application's Lettuce {@link RedisClusterClient}, as {@link
+   * #builder(RedisClient, RedisURI)} does a client of one server: the client's resources and TLS
+   * options are shared, its connections and other options are not (latchkey's cluster connections
+   * accept commands while a node connection opens, never re-send them, and reload the topology when
+   * the cluster redirects a command).
+   *
+   * @param client the application's cluster client; only its resources and options are read
+   * @param seeds nodes of the cluster to learn the topology from, with the credentials and TLS
+   *     settings of every node (Lettuce's client does not tell its seeds); copied, never changed
+   * @return a builder with the defaults of a URI without options
+   */
+  public static Builder builder(RedisClusterClient client, Iterable<RedisURI> seeds) {
+    Objects.requireNonNull(client, "client must not be null");
+    Objects.requireNonNull(seeds, "seeds must not be null");
+    List<RedisURI> nodes = new ArrayList<>();
+    seeds.forEach(seed -> nodes.add(Objects.requireNonNull(seed, "a seed is null")));
+    if (nodes.isEmpty()) {
+      throw new IllegalArgumentException("seeds must name at least one node of the cluster");
+    }
+    return new Builder(client, RedisConnectionSettings.Topology.CLUSTER, nodes);
+  }
+
+  /**
+   * Options of a backend over an application's Lettuce client: the options of a Redis URI that the
+   * client's {@link RedisURI} cannot carry.
+   */
+  public static final class Builder {
+    private final AbstractRedisClient client;
+    private final RedisConnectionSettings.Topology topology;
+    private final List<RedisURI> uris;
+    private String keyPrefix = RedisConnectionSettings.DEFAULT_PREFIX;
+    private ReplicaWait replicaWait = ReplicaWait.NONE;
+
+    private Builder(
+        AbstractRedisClient client,
+        RedisConnectionSettings.Topology topology,
+        List<RedisURI> uris) {
+      this.client = client;
+      this.topology = topology;
+      this.uris = List.copyOf(uris);
+    }
+
+    /**
+     * @param keyPrefix the prefix of every key latchkey writes, as the URI option {@code prefix}:
+     *     {@code latchkey:} by default; clients with different prefixes do not see each other's
+     *     records
+     * @return this builder
+     * @throws IllegalArgumentException if it is empty or has braces (they would move the hash tag)
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      Objects.requireNonNull(keyPrefix, "keyPrefix must not be null");
+      String problem = RedisConnectionSettings.prefixProblem(keyPrefix);
+      if (problem != null) {
+        throw new IllegalArgumentException(problem + ", was '" + keyPrefix + "'");
+      }
+      this.keyPrefix = keyPrefix;
+      return this;
+    }
+
+    /**
+     * After every grant, waits until {@code replicas} replicas have acknowledged it, as the URI
+     * options {@code waitReplicas} and {@code waitTimeout} (see {@link RedisBackendProvider}).
+     *
+     * @param replicas how many replicas must acknowledge each grant; 0 (the default) does not wait
+     * @param timeout how long to wait for them, above 0 and at most a minute; it must also be
+     *     shorter than the client's operation timeout, which opening the backend checks
+     * @return this builder
+     * @throws IllegalArgumentException if either is out of range
+     */
+    public Builder waitReplicas(int replicas, Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout must not be null");
+      String problem = RedisConnectionSettings.replicaWaitProblem(replicas, timeout);
+      if (problem != null) {
+        throw new IllegalArgumentException(
+            problem + ", was " + replicas + " replicas within " + timeout);
+      }
+      this.replicaWait = replicas == 0 ? ReplicaWait.NONE : new ReplicaWait(replicas, timeout);
+      return this;
+    }
+
+    /**
+     * @return what {@link io.latchkey.Latchkey#using} takes; each client it opens has connections
+     *     of its own, on the application's client's resources, and connects within its operation
+     *     timeout as {@link RedisBackend#open(URI, BackendContext)} does (with the same exceptions)
+     */
+    public BackendFactory build() {
+      String prefix = keyPrefix;
+      ReplicaWait wait = replicaWait;
+      return context -> {
+        List<RedisURI> copies = new ArrayList<>(uris.size());
+        uris.forEach(uri -> copies.add(copy(uri)));
+        RedisConnectionSettings settings =
+            RedisConnectionSettings.of(
+                topology, copies, prefix, wait, client.getOptions().getSslOptions());
+        return open(settings, context, new LettuceResources(client.getResources()));
+      };
+    }
+
+    /** A copy of everything a URI says (Lettuce's own copy leaves out the sentinels). */
+    private static RedisURI copy(RedisURI uri) {
+      RedisURI.Builder copy = RedisURI.builder(uri);
+      uri.getSentinels().forEach(sentinel -> copy.withSentinel(RedisURI.builder(sentinel).build()));
+      String master = uri.getSentinelMasterId();
+      if (master != null) {
+        copy.withSentinelMasterId(master);
+      }
+      return copy.build();
+    }
+  }
+
+  /**
+   * Opens a backend whose connections come from Lettuce clients of its own, built on {@code
+   * resources}.
+   *
+   * @param settings where to connect; its RedisURIs are this backend's alone (they are configured
+   *     here)
+   */
+  static RedisBackend open(
+      RedisConnectionSettings settings, BackendContext context, LettuceResources lettuce) {
     Duration connectTimeout = context.operationTimeout();
     ReplicaWait replicaWait = settings.replicaWait();
     if (replicaWait.enabled() && replicaWait.timeout().compareTo(connectTimeout) >= 0) {
@@ -184,7 +378,7 @@ public final class RedisBackend implements LatchkeyBackend {
       redisUri.setTimeout(lettuceTimeout);
       redisUri.getSentinels().forEach(sentinel -> sentinel.setTimeout(lettuceTimeout));
     }
-    ClientResources resources = SharedClientResources.acquire();
+    ClientResources resources = lettuce.acquire();
     List<AbstractRedisClient> clients = new ArrayList<>();
     CompletableFuture<RedisCommandConnection> command;
     CompletableFuture<@Nullable RedisCommandConnection> waits =
@@ -233,7 +427,7 @@ public final class RedisBackend implements LatchkeyBackend {
                 .toCompletableFuture();
       }
     } catch (RuntimeException e) {
-      throw abandon(settings, clients, e);
+      throw abandon(settings, lettuce, clients, e);
     }
     try {
       // Counted from the first connection attempt: the bound is on the network, not on setting up
@@ -241,7 +435,7 @@ public final class RedisBackend implements LatchkeyBackend {
       CompletableFuture.allOf(command, waits, pubSub)
           .get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
       return new RedisBackend(
-          settings, context, clients, command.join(), waits.join(), pubSub.join());
+          settings, context, lettuce, clients, command.join(), waits.join(), pubSub.join());
     } catch (TimeoutException | InterruptedException | ExecutionException | RuntimeException e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
@@ -257,6 +451,7 @@ public final class RedisBackend implements LatchkeyBackend {
       if (e instanceof TimeoutException) {
         throw abandon(
             settings,
+            lettuce,
             clients,
             new BackendTimeoutException(
                 "cannot connect to "
@@ -269,7 +464,7 @@ public final class RedisBackend implements LatchkeyBackend {
                         : "")));
       }
       Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-      throw abandon(settings, clients, cause);
+      throw abandon(settings, lettuce, clients, cause);
     }
   }
 
@@ -284,14 +479,16 @@ public final class RedisBackend implements LatchkeyBackend {
    * failure comes within the bound), and says why it failed.
    */
   private static BackendUnavailableException abandon(
-      RedisConnectionSettings settings, List<AbstractRedisClient> clients, Throwable failure) {
+      RedisConnectionSettings settings,
+      LettuceResources lettuce,
+      List<AbstractRedisClient> clients,
+      Throwable failure) {
     CompletableFuture<?>[] shutdowns =
         clients.stream()
             .map(client -> client.shutdownAsync(0, 2, TimeUnit.SECONDS))
             .toArray(CompletableFuture<?>[]::new);
     var unused =
-        CompletableFuture.allOf(shutdowns)
-            .whenComplete((done, ignored) -> SharedClientResources.release());
+        CompletableFuture.allOf(shutdowns).whenComplete((done, ignored) -> lettuce.release());
     if (failure instanceof BackendUnavailableException unavailable) {
       return unavailable;
     }
@@ -490,8 +687,29 @@ public final class RedisBackend implements LatchkeyBackend {
   }
 
   @Override
+  public Optional<FenceStore> fences() {
+    return Optional.of(fences);
+  }
+
+  @Override
   public WakeupBus wakeups() {
     return wakeups;
+  }
+
+  @Override
+  public CompletionStage<WakeupBus.Subscription> subscribeRevocations(Consumer<GrantRef> listener) {
+    return wakeups.subscribeOwnChannel(
+        keys.revocations(context.clientId()),
+        message -> {
+          GrantRef grant;
+          try {
+            grant = RedisLockStore.revocationRequest(message);
+          } catch (IllegalArgumentException malformed) {
+            LOG.warn("ignoring a malformed revocation request: '{}'", message);
+            return;
+          }
+          listener.accept(grant);
+        });
   }
 
   /**
@@ -597,7 +815,7 @@ public final class RedisBackend implements LatchkeyBackend {
       closeIfAny(replicaWaits);
     } finally {
       clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
-      SharedClientResources.release();
+      resources.release();
     }
   }
 

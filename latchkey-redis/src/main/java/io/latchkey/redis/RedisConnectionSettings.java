@@ -95,6 +95,7 @@ record RedisConnectionSettings(
   private static final int REDIS_PORT = 6379;
   private static final int SENTINEL_PORT = 26379;
   private static final Duration LONGEST_WAIT_TIMEOUT = Duration.ofMinutes(1);
+  private static final int MOST_REPLICAS = 9999;
 
   /** How the Redis deployment is organised. */
   enum Topology {
@@ -166,8 +167,9 @@ record RedisConnectionSettings(
 
     Map<String, String> options = options(uri.getRawQuery(), redacted);
     String prefix = options.getOrDefault("prefix", DEFAULT_PREFIX);
-    if (prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-      throw invalid(redacted, "option prefix must be non-empty and without '{' or '}'");
+    String prefixProblem = prefixProblem(prefix);
+    if (prefixProblem != null) {
+      throw invalid(redacted, "option " + prefixProblem);
     }
     String verifyPeer = options.get("verifyPeer");
     if (verifyPeer != null && !tls) {
@@ -208,6 +210,69 @@ record RedisConnectionSettings(
       redisUris.add(redisUri(builder, tls, database, options, rawAuthority, at, redacted));
     }
 
+    return new RedisConnectionSettings(
+        topology,
+        List.copyOf(redisUris),
+        prefix,
+        replicaWait,
+        sslOptions,
+        description(scheme, hostList, database, prefix, replicaWait, sentinel ? masterName : null));
+  }
+
+  /**
+   * The settings of a backend over an application's Lettuce client ({@link RedisBackend#builder}).
+   *
+   * @param topology how the deployment is organised
+   * @param redisUris copies of the application's URIs (the backend configures them)
+   * @param keyPrefix a prefix that {@link #prefixProblem} accepts
+   * @param replicaWait how many replicas must acknowledge a grant
+   * @param sslOptions the TLS options of the application's client
+   * @return the settings, described like the URI that would say the same
+   */
+  static RedisConnectionSettings of(
+      Topology topology,
+      List<RedisURI> redisUris,
+      String keyPrefix,
+      ReplicaWait replicaWait,
+      SslOptions sslOptions) {
+    RedisURI first = redisUris.get(0);
+    String tls = first.isSsl() ? "rediss" : "redis";
+    List<String> hosts = new ArrayList<>();
+    String scheme;
+    String master = null;
+    if (topology == Topology.CLUSTER) {
+      scheme = tls + "-cluster";
+      redisUris.forEach(seed -> hosts.add(hostAndPort(seed.getHost(), seed.getPort())));
+    } else if (!first.getSentinels().isEmpty()) {
+      scheme = tls + "-sentinel";
+      first.getSentinels().forEach(s -> hosts.add(hostAndPort(s.getHost(), s.getPort())));
+      master = first.getSentinelMasterId();
+    } else {
+      scheme = tls;
+      hosts.add(hostAndPort(first.getHost(), first.getPort()));
+    }
+    return new RedisConnectionSettings(
+        topology,
+        List.copyOf(redisUris),
+        keyPrefix,
+        replicaWait,
+        sslOptions,
+        description(
+            scheme, String.join(",", hosts), first.getDatabase(), keyPrefix, replicaWait, master));
+  }
+
+  private static String hostAndPort(String host, int port) {
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+  }
+
+  /** The URI without credentials: where, and the options that change what it reaches or waits. */
+  private static String description(
+      String scheme,
+      String hostList,
+      int database,
+      String prefix,
+      ReplicaWait replicaWait,
+      @Nullable String masterName) {
     StringBuilder description = new StringBuilder(scheme).append("://").append(hostList);
     if (database != 0) {
       description.append('/').append(database);
@@ -223,11 +288,33 @@ record RedisConnectionSettings(
     if (!shown.isEmpty()) {
       description.append('?').append(String.join("&", shown));
     }
-    if (sentinel) {
+    if (masterName != null) {
       description.append('#').append(masterName);
     }
-    return new RedisConnectionSettings(
-        topology, List.copyOf(redisUris), prefix, replicaWait, sslOptions, description.toString());
+    return description.toString();
+  }
+
+  /**
+   * @return what is wrong with a key prefix, or null if it is fine
+   */
+  static @Nullable String prefixProblem(String prefix) {
+    if (prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+      return "prefix must be non-empty and without '{' or '}'";
+    }
+    return null;
+  }
+
+  /**
+   * @return what is wrong with a replica wait, or null if it is fine
+   */
+  static @Nullable String replicaWaitProblem(int replicas, Duration timeout) {
+    if (replicas < 0 || replicas > MOST_REPLICAS) {
+      return "waitReplicas must be a number of replicas (0 to " + MOST_REPLICAS + ")";
+    }
+    if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(LONGEST_WAIT_TIMEOUT) > 0) {
+      return "waitTimeout must be above 0 and at most 1 minute";
+    }
+    return null;
   }
 
   /** Completes a builder with what every node's URI shares: TLS, database, options, credentials. */

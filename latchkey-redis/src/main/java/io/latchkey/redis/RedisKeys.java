@@ -25,13 +25,19 @@ import java.util.Optional;
  * latchkey:semaphore:{N}                 string available permits
  * latchkey:semaphore:{N}:wakeups         pub/sub channel
  * latchkey:leased-semaphore:{N}          hash   'total' -> permits, 'fence' -> last token; no expiry
- * latchkey:leased-semaphore:{N}:permits  hash   permit id -> expiresAt:token
+ * latchkey:leased-semaphore:{N}:permits  hash   permit id -> expiresAt:token:clientId
  *                                               PEXPIRE = the latest permit expiry
  * latchkey:leased-semaphore:{N}:wakeups  pub/sub channel
  * latchkey:latch:{N}                     string count; deleted when it reaches zero
  * latchkey:latch:{N}:wakeups             pub/sub channel
  * latchkey:client:{clientId}             hash   host, pid, started; PEXPIRE a bit above the lease
+ * latchkey:revocations:clientId          pub/sub channel of the revocation requests for the grants
+ *                                               of one client (never a shard channel)
  * latchkey:replication-barrier:{N}       string written before a WAIT (waitReplicas); PX 1 s
+ * latchkey:quorum:{epoch}                string the epoch record of a quorum member (FenceStore);
+ *                                               never expires
+ * latchkey:quorum:{epoch}:quarantine     string the quorum's quarantine marker of an emptied
+ *                                               member; PX = the quarantine
  * </pre>
  *
  * Every key and channel of one resource carries the same hash tag, so a script may touch all of
@@ -47,6 +53,7 @@ final class RedisKeys {
   private static final String LEASED_SEMAPHORE = "leased-semaphore:";
   private static final String LATCH = "latch:";
   private static final String CLIENT = "client:";
+  private static final String REVOCATIONS = "revocations:";
   private static final String WAKEUPS = ":wakeups";
   private static final String FENCE = ":fence";
   private static final String QUEUE = ":queue";
@@ -208,6 +215,20 @@ final class RedisKeys {
     return resource + WAKEUPS;
   }
 
+  /**
+   * @param clientId a client id, or empty for the prefix that the revocation script completes
+   * @return the channel of the revocation requests for that client's grants
+   */
+  String revocations(String clientId) {
+    return prefix + REVOCATIONS + clientId;
+  }
+
+  /** The KEYS of the epoch script: the epoch record and its quarantine marker, in one slot. */
+  String[] epochKeys() {
+    String epoch = prefix + "quorum:{epoch}";
+    return new String[] {epoch, epoch + ":quarantine"};
+  }
+
   String presence(String clientId) {
     return prefix + CLIENT + clientId;
   }
@@ -228,7 +249,29 @@ final class RedisKeys {
 
   /** A SCAN pattern matching the holder hashes of all locks, and nothing else of ours. */
   String lockScanPattern() {
-    return globEscape(prefix + LOCK) + "{*}";
+    return scanPattern(LOCK);
+  }
+
+  /** A SCAN pattern matching the counts of all semaphores, and nothing else of ours. */
+  String semaphoreScanPattern() {
+    return scanPattern(SEMAPHORE);
+  }
+
+  /**
+   * A SCAN pattern matching the settings hashes of all leased semaphores (not their permits), and
+   * nothing else of ours.
+   */
+  String leasedSemaphoreScanPattern() {
+    return scanPattern(LEASED_SEMAPHORE);
+  }
+
+  /** A SCAN pattern matching the counts of all latches, and nothing else of ours. */
+  String latchScanPattern() {
+    return scanPattern(LATCH);
+  }
+
+  private String scanPattern(String kind) {
+    return globEscape(prefix + kind) + "{*}";
   }
 
   String presenceScanPattern() {
@@ -240,7 +283,36 @@ final class RedisKeys {
    * @return the lock name whose holder hash this is, or empty if it is not one
    */
   Optional<String> lockName(String key) {
-    String start = prefix + LOCK + "{";
+    return resourceName(LOCK, key);
+  }
+
+  /**
+   * @param key a key found by {@link #semaphoreScanPattern()}
+   * @return the semaphore name whose count this is, or empty if it is not one
+   */
+  Optional<String> semaphoreName(String key) {
+    return resourceName(SEMAPHORE, key);
+  }
+
+  /**
+   * @param key a key found by {@link #leasedSemaphoreScanPattern()}
+   * @return the leased semaphore name whose settings hash this is, or empty if it is not one
+   */
+  Optional<String> leasedSemaphoreName(String key) {
+    return resourceName(LEASED_SEMAPHORE, key);
+  }
+
+  /**
+   * @param key a key found by {@link #latchScanPattern()}
+   * @return the latch name whose count this is, or empty if it is not one
+   */
+  Optional<String> latchName(String key) {
+    return resourceName(LATCH, key);
+  }
+
+  /** The name in the hash tag of a resource's main key {@code <prefix><kind>{<name>}}. */
+  private Optional<String> resourceName(String kind, String key) {
+    String start = prefix + kind + "{";
     if (!key.startsWith(start) || !key.endsWith("}")) {
       return Optional.empty();
     }

@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Count-down latches in Redis: a string count per name, deleted when it reaches zero (so an absent
- * key is a latch at zero). Setting and reading are single commands; counting down is a script.
+ * key is a latch at zero). Setting and reading are single commands; counting down and deleting are
+ * scripts.
  */
 final class RedisLatchStore implements LatchStore {
   private final RedisCommandConnection redis;
@@ -38,5 +39,13 @@ final class RedisLatchStore implements LatchStore {
     return redis
         .execute(commands -> commands.get(keys.latch(name)))
         .thenApply(value -> value == null ? 0L : Long.parseLong(value));
+  }
+
+  @Override
+  public CompletionStage<Boolean> deleteLatch(String name) {
+    String[] scriptKeys = {keys.latch(name), keys.wakeups(ResourceType.COUNT_DOWN_LATCH, name)};
+    return redis
+        .<Long>run(RedisScript.LATCH_DELETE, ScriptOutputType.INTEGER, scriptKeys)
+        .thenApply(counting -> counting == 1);
   }
 }

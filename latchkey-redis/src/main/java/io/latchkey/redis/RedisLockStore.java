@@ -80,6 +80,35 @@ final class RedisLockStore implements LockStore {
         .thenApply(wasQueued -> null);
   }
 
+  @Override
+  public CompletionStage<Integer> requestRevocation(String name) {
+    return redis
+        .<Long>run(
+            RedisScript.LOCK_REVOKE,
+            ScriptOutputType.INTEGER,
+            new String[] {keys.lock(name)},
+            keys.revocations(""),
+            name)
+        .thenApply(Math::toIntExact);
+  }
+
+  /**
+   * @param message a revocation request as the script sends it: {@code <token> <owner> <name>}
+   * @return the grant it names
+   * @throws IllegalArgumentException if it names none
+   */
+  static GrantRef revocationRequest(String message) {
+    int first = message.indexOf(' ');
+    int second = first < 0 ? -1 : message.indexOf(' ', first + 1);
+    if (second < 0) {
+      throw new IllegalArgumentException("not a revocation request: '" + message + "'");
+    }
+    return new GrantRef(
+        new HolderRef(
+            ResourceType.LOCK, message.substring(second + 1), message.substring(first + 1, second)),
+        Long.parseLong(message.substring(0, first)));
+  }
+
   static String mode(LockMode mode) {
     return mode == LockMode.EXCLUSIVE ? "x" : "s";
   }

@@ -32,14 +32,23 @@ enum RedisScript {
   LOCK_FORCE_RELEASE("lock-force-release"),
   LOCK_EVICT("lock-evict"),
   LOCK_INSPECT("lock-inspect"),
+  LOCK_REVOKE("lock-revoke"),
   RENEW("renew"),
   SEMAPHORE_ACQUIRE("semaphore-acquire"),
   SEMAPHORE_ADD("semaphore-add"),
+  SEMAPHORE_SET("semaphore-set"),
+  SEMAPHORE_DRAIN("semaphore-drain"),
   LEASED_SEMAPHORE_ACQUIRE("leased-semaphore-acquire"),
   LEASED_SEMAPHORE_RELEASE("leased-semaphore-release"),
   LEASED_SEMAPHORE_ADD("leased-semaphore-add"),
   LEASED_SEMAPHORE_AVAILABLE("leased-semaphore-available"),
+  LEASED_SEMAPHORE_INSPECT("leased-semaphore-inspect"),
+  LEASED_SEMAPHORE_DELETE("leased-semaphore-delete"),
+  LEASED_SEMAPHORE_UPDATE_LEASE("leased-semaphore-update-lease"),
   LATCH_COUNT_DOWN("latch-count-down"),
+  LATCH_DELETE("latch-delete"),
+  FENCE_RAISE("fence-raise"),
+  EPOCH("epoch"),
   PRESENCE("presence");
 
   // Dialect is a record of two strings, immutable, though Error Prone cannot prove it without an

@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,7 @@ final class RedisWakeups implements WakeupBus {
   private final RedisKeys keys;
   private final ScheduledExecutorService subscriber;
   private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+  private final Map<String, Consumer<String>> ownChannels = new ConcurrentHashMap<>();
 
   /**
    * @param connection the pub/sub connection
@@ -73,7 +75,12 @@ final class RedisWakeups implements WakeupBus {
         new RedisPubSubAdapter<>() {
           @Override
           public void message(String channel, String message) {
-            deliver(channel, message);
+            Consumer<String> own = ownChannels.get(channel);
+            if (own != null) {
+              own.accept(message);
+            } else {
+              deliver(channel, message);
+            }
           }
 
           @Override
@@ -117,6 +124,61 @@ final class RedisWakeups implements WakeupBus {
     Channel subscribed = channel;
     return subscribed.active.thenApply(
         active -> () -> unsubscribe(channelName, subscribed, listener));
+  }
+
+  /**
+   * Subscribes one listener to a classic channel (SUBSCRIBE, also in a cluster) that this backend
+   * alone listens to, such as its client's revocation requests: no sharing, no lingering.
+   *
+   * @param channelName the channel
+   * @param listener receives each message; must not block
+   * @return the active subscription
+   */
+  CompletionStage<Subscription> subscribeOwnChannel(String channelName, Consumer<String> listener) {
+    if (ownChannels.putIfAbsent(channelName, listener) != null) {
+      throw new IllegalStateException("channel " + channelName + " has a listener already");
+    }
+    return inOrder(commands -> commands.subscribe(channelName))
+        .whenComplete(
+            (ok, failure) -> {
+              if (failure != null) {
+                ownChannels.remove(channelName, listener);
+              }
+            })
+        .thenApply(
+            subscribed ->
+                () -> {
+                  ownChannels.remove(channelName, listener);
+                  return inOrder(commands -> commands.unsubscribe(channelName));
+                });
+  }
+
+  /**
+   * Sends a pub/sub command from the subscriber thread, in order with every SUBSCRIBE and
+   * UNSUBSCRIBE.
+   *
+   * @return completes with the command's answer; fails if the backend is closed
+   */
+  private CompletableFuture<Void> inOrder(
+      Function<RedisPubSubAsyncCommands<String, String>, RedisFuture<Void>> command) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    try {
+      subscriber.execute(
+          () ->
+              command
+                  .apply(connection.async())
+                  .whenComplete(
+                      (ok, failure) -> {
+                        if (failure == null) {
+                          done.complete(null);
+                        } else {
+                          done.completeExceptionally(failure);
+                        }
+                      }));
+    } catch (RejectedExecutionException closed) {
+      done.completeExceptionally(closed); // the backend is closed, and its connection with it
+    }
+    return done;
   }
 
   /**

@@ -1,25 +1,43 @@
--- Grants a leased permit if one is free (io.latchkey.spi.LeasedSemaphoreStore#tryAcquire).
+-- Grants one or more leased permits, all or none, if that many are free
+-- (io.latchkey.spi.LeasedSemaphoreStore#tryAcquire and #tryAcquireAll). The permits of one call
+-- share one fencing token.
 -- KEYS[1] settings ('total' permits, 'fence' counter), KEYS[2] granted permits
--- ARGV[1] permit id, ARGV[2] lease ms
--- Returns acquire_reply(status, token, holds, retryAfterMillis); status 1 granted, 0 busy.
-local id = ARGV[1]
+-- ARGV[1] lease ms, ARGV[2] the id of the client asking (kept for inspection), ARGV[3..] the
+-- permit ids, new random ones without repeats
+-- Returns acquire_reply(status, token, holds, retryAfterMillis); status 1 granted (holds: the
+-- number of permits), 0 busy.
 local now = now_millis()
-local expires = now + tonumber(ARGV[2])
+local expires = now + tonumber(ARGV[1])
+local wanted = #ARGV - 2
 local permits = read_permits(KEYS[2], now)
-local permit = permits.entries[id]
-if permit ~= nil then
-  -- The same attempt again (its answer was lost): extend, never shorten.
-  permit.expires = math.max(permit.expires, expires)
+local latest = permits.latest
+local first = permits.entries[ARGV[3]]
+local token
+if first ~= nil then
+  -- The same attempt again (its answer was lost): extend its permits that are still live, never
+  -- shorten them.
+  token = first.token
+  for i = 3, #ARGV do
+    local permit = permits.entries[ARGV[i]]
+    if permit ~= nil and permit.token == token and expires > permit.expires then
+      permit.expires = expires
+      write_permit(KEYS[2], ARGV[i], permit)
+      latest = math.max(latest, expires)
+    end
+  end
 else
   local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
-  if total - permits.count <= 0 then
+  if total - permits.count < wanted then
     if permits.earliest == nil then
       return acquire_reply(0, 0, 0, -1)
     end
     return acquire_reply(0, 0, 0, permits.earliest - now)
   end
-  permit = { expires = expires, token = next_token(KEYS[1], 'fence') }
+  token = next_token(KEYS[1], 'fence')
+  for i = 3, #ARGV do
+    write_permit(KEYS[2], ARGV[i], { expires = expires, token = token, client = ARGV[2] })
+  end
+  latest = math.max(latest, expires)
 end
-redis.call('HSET', KEYS[2], id, int(permit.expires) .. ':' .. int(permit.token))
-expire_at(KEYS[2], math.max(permits.latest, permit.expires), now)
-return acquire_reply(1, permit.token, 1, -1)
+expire_at(KEYS[2], latest, now)
+return acquire_reply(1, token, wanted, -1)

@@ -8,7 +8,8 @@
 --   wait queue      owner scored by arrival, owner scored by deadline, and of the writers among
 --                   them, owner scored by arrival (three sorted sets)
 --   hand-off        'wokenAt:owner': the queued owner last woken and when (a string key)
---   leased permit   permit id -> 'expiresAt:token'
+--   leased permit   permit id -> 'expiresAt:token:clientId' (the client it was granted to, for
+--                   inspection; a record of an older latchkey lacks ':clientId')
 -- Every record starts with its deadline, so the renewal script treats holders and permits alike.
 
 -- The Redis clock, read once per script run: every time a run uses is the same moment.
@@ -33,6 +34,13 @@ end
 -- Numbers go to Redis through this: Lua would print large ones in exponent notation.
 local function int(number)
   return string.format('%d', number)
+end
+
+-- Appends values to the end of a list (the reply array of an inspection).
+local function append_all(list, values)
+  for _, value in ipairs(values) do
+    list[#list + 1] = value
+  end
 end
 
 -- The reply of an acquire attempt, one string that the client reads without building lists:
@@ -118,8 +126,9 @@ end
 -- The wait queue of a lock is three sorted sets: the queue, every waiting owner scored by arrival
 -- (its order); the deadlines, the same owners scored by the deadline of each place; and the
 -- writers, the owners among them that wait for the exclusive mode, scored by the same arrival
--- numbers. The deadlines make dropping dead waiters cheap; the arrival numbers only grow while the
--- queue lives, so a waiter that renews its place keeps it. The writers answer "is a writer queued
+-- numbers. The deadlines make dropping dead waiters cheap; the arrival numbers (the Redis clock in
+-- microseconds when the owner entered) only grow while the clock does not go back, so a waiter
+-- that renews its place keeps it. The writers answer "is a writer queued
 -- ahead of this reader?" with one command (docs/adr/0006-read-write-locks-prefer-writers.md).
 
 -- Deletes the places past their deadline; returns how many there were.
@@ -142,52 +151,75 @@ local function queue_head(queue)
   return redis.call('ZRANGE', queue, 0, 0)[1]
 end
 
--- The live owner that arrived first, or nil for an empty queue; purges the queue when it is not
--- empty, so that an empty queue (no waiters: the common case) costs one command.
+-- The live owner that arrived first and when its place ends, or nil for an empty queue. Places
+-- past their deadline are purged when the head's is (so every dead place is, by the time it would
+-- be served): an empty queue (no waiters: the common case) costs one command, a live head two.
 local function live_queue_head(queue, deadlines, writers, now)
   local head = queue_head(queue)
-  if head ~= nil and purge_queue(queue, deadlines, writers, now) > 0 then
-    head = queue_head(queue)
+  if head == nil then
+    return nil
   end
-  return head
+  local place_ends = tonumber(redis.call('ZSCORE', deadlines, head))
+  if place_ends ~= nil and place_ends > now then
+    return head, place_ends
+  end
+  purge_queue(queue, deadlines, writers, now)
+  head = queue_head(queue)
+  if head == nil then
+    return nil
+  end
+  return head, tonumber(redis.call('ZSCORE', deadlines, head))
 end
 
 local function is_queued(queue, owner)
   return redis.call('ZSCORE', queue, owner) ~= false
 end
 
--- Enters an owner at the tail of the queue, or keeps its place; either way its place lasts until
--- the deadline, and it waits for the mode it asks for now. The sets live until the latest
--- deadline.
-local function enqueue(queue, deadlines, writers, owner, exclusive, deadline, now)
-  local arrival = redis.call('ZSCORE', queue, owner)
-  if arrival == false then
-    local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')[2]
-    arrival = last and int(tonumber(last) + 1) or '1'
-    redis.call('ZADD', queue, arrival, owner)
+-- Enters an owner at the tail of the queue, or keeps its live place; either way its place lasts
+-- keep_alive ms from now, and it waits for the mode it asks for now. Arrival numbers are the Redis
+-- clock in microseconds (one script run per microsecond at most), so a new owner goes behind every
+-- owner queued before it without reading the tail; a place that ran out goes to the tail too. The
+-- three sets live at least until the latest deadline: when the one this call wrote would expire
+-- sooner than this place, all three get twice the keep-alive, so that a queue in use extends them
+-- once per keep-alive rather than on every attempt (an abandoned queue lasts at most that long).
+local function enqueue(queue, deadlines, writers, owner, exclusive, keep_alive, now)
+  local arrival = int(now_micros())
+  if redis.call('ZADD', queue, 'NX', arrival, owner) == 0 then
+    local place_ends = tonumber(redis.call('ZSCORE', deadlines, owner))
+    if place_ends ~= nil and place_ends > now then
+      arrival = redis.call('ZSCORE', queue, owner)
+    else
+      redis.call('ZADD', queue, arrival, owner)
+    end
   end
-  redis.call('ZADD', deadlines, int(deadline), owner)
+  redis.call('ZADD', deadlines, int(now + keep_alive), owner)
+  local written = queue
   if exclusive then
     redis.call('ZADD', writers, arrival, owner)
+    written = writers
   else
     redis.call('ZREM', writers, owner)
   end
-  local latest = tonumber(redis.call('ZRANGE', deadlines, -1, -1, 'WITHSCORES')[2])
-  redis.call('PEXPIRE', queue, int(latest - now))
-  redis.call('PEXPIRE', deadlines, int(latest - now))
-  redis.call('PEXPIRE', writers, int(latest - now))
+  if redis.call('PTTL', written) < keep_alive then
+    redis.call('PEXPIRE', queue, int(2 * keep_alive))
+    redis.call('PEXPIRE', deadlines, int(2 * keep_alive))
+    redis.call('PEXPIRE', writers, int(2 * keep_alive))
+  end
 end
 
--- Removes an owner from the queue; returns whether it held a live place.
-local function dequeue(queue, deadlines, writers, owner, now)
-  local deadline = tonumber(redis.call('ZSCORE', deadlines, owner))
-  if deadline == nil then
+-- Removes an owner from the queue. With check_place, returns whether it held a live place (one
+-- command more); without, whether it was queued at all.
+local function dequeue(queue, deadlines, writers, owner, now, check_place)
+  if redis.call('ZREM', queue, owner) == 0 then
     return false
   end
-  redis.call('ZREM', queue, owner)
+  local live = true
+  if check_place then
+    live = (tonumber(redis.call('ZSCORE', deadlines, owner)) or 0) > now
+  end
   redis.call('ZREM', deadlines, owner)
   redis.call('ZREM', writers, owner)
-  return deadline > now
+  return live
 end
 
 local function is_writer(writers, owner)
@@ -231,10 +263,11 @@ end
 -- it is younger than the requesting attempt's handoffMillis, the lock's next new holder is kept for
 -- that owner; older, the owner has missed its turn and the next head is served.
 
--- Wakes a queued owner and starts its hand-off; the record lives no longer than the owner's place.
-local function wake(handoff, deadlines, channel, owner, now)
+-- Wakes a queued owner and starts its hand-off; the record lives no longer than the owner's place
+-- (place_ends, read here when the caller does not know it).
+local function wake(handoff, deadlines, channel, owner, now, place_ends)
   publish(channel, '1', owner)
-  local place_ends = tonumber(redis.call('ZSCORE', deadlines, owner)) or now + 1
+  place_ends = place_ends or tonumber(redis.call('ZSCORE', deadlines, owner)) or now + 1
   redis.call('SET', handoff, int(now) .. ':' .. owner, 'PX', int(math.max(place_ends - now, 1)))
 end
 
@@ -262,15 +295,15 @@ local function pending_handoff(handoff, queue, deadlines, writers, channel, owne
     return woken, woken_at + handoff_ms - now
   end
   redis.call('DEL', handoff)
-  dequeue(queue, deadlines, writers, woken, now)
-  local head = live_queue_head(queue, deadlines, writers, now)
+  dequeue(queue, deadlines, writers, woken, now, false)
+  local head, head_place_ends = live_queue_head(queue, deadlines, writers, now)
   if head == nil then
     return nil, 0
   end
   if head == owner then
     return head, handoff_ms
   end
-  wake(handoff, deadlines, channel, head, now)
+  wake(handoff, deadlines, channel, head, now, head_place_ends)
   return head, handoff_ms
 end
 
@@ -282,9 +315,9 @@ local function wake_queue_head(queue, deadlines, writers, channel, handoff, hold
   if exclusive_held(holders) or (not exclusive and next(holders) ~= nil) then
     return
   end
-  local head = live_queue_head(queue, deadlines, writers, now)
+  local head, place_ends = live_queue_head(queue, deadlines, writers, now)
   if head ~= nil then
-    wake(handoff, deadlines, channel, head, now)
+    wake(handoff, deadlines, channel, head, now, place_ends)
   end
 end
 
@@ -293,12 +326,12 @@ local function read_permits(key, now)
   local fields = redis.call('HGETALL', key)
   local permits = { entries = {}, count = 0, earliest = nil, latest = 0 }
   for i = 1, #fields, 2 do
-    local expires, token = string.match(fields[i + 1], '^(%d+):(%d+)$')
+    local expires, token, client = string.match(fields[i + 1], '^(%d+):(%d+):?(.*)$')
     expires = tonumber(expires)
     if expires <= now then
       redis.call('HDEL', key, fields[i])
     else
-      permits.entries[fields[i]] = { expires = expires, token = tonumber(token) }
+      permits.entries[fields[i]] = { expires = expires, token = tonumber(token), client = client }
       permits.count = permits.count + 1
       permits.latest = math.max(permits.latest, expires)
       if permits.earliest == nil or expires < permits.earliest then
@@ -307,4 +340,8 @@ local function read_permits(key, now)
     end
   end
   return permits
+end
+
+local function write_permit(key, id, permit)
+  redis.call('HSET', key, id, int(permit.expires) .. ':' .. int(permit.token) .. ':' .. permit.client)
 end

@@ -63,13 +63,12 @@ end
 if blocked or behind_others then
   if keep_alive > 0 then
     -- A waiter already queued keeps its place; only its deadline moves.
-    purge_queue(KEYS[3], KEYS[4], KEYS[5], now)
-    enqueue(KEYS[3], KEYS[4], KEYS[5], owner, exclusive, now + keep_alive, now)
+    enqueue(KEYS[3], KEYS[4], KEYS[5], owner, exclusive, keep_alive, now)
   end
   return acquire_reply(0, 0, 0, obstacle_ends)
 end
 
-local was_queued = may_be_queued and dequeue(KEYS[3], KEYS[4], KEYS[5], owner, now)
+local was_queued = may_be_queued and dequeue(KEYS[3], KEYS[4], KEYS[5], owner, now, not exclusive)
 if me == nil then
   me = { expires = 0, token = next_token(KEYS[2]), exclusive = 0, shared = 0, client = ARGV[6] }
   holders[owner] = me
@@ -88,9 +87,9 @@ write_holder(KEYS[1], owner, me)
 expire_at(KEYS[1], latest_expiry(holders), now)
 if not exclusive and was_queued then
   -- A queued reader entered: the reader behind it may enter beside it (a writer may not).
-  local next_waiter = live_queue_head(KEYS[3], KEYS[4], KEYS[5], now)
+  local next_waiter, place_ends = live_queue_head(KEYS[3], KEYS[4], KEYS[5], now)
   if next_waiter ~= nil and not is_writer(KEYS[5], next_waiter) then
-    wake(KEYS[7], KEYS[4], KEYS[6], next_waiter, now)
+    wake(KEYS[7], KEYS[4], KEYS[6], next_waiter, now, place_ends)
   end
 end
 return acquire_reply(1, me.token, holds, -1)

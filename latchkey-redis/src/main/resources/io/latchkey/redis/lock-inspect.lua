@@ -19,9 +19,7 @@ for i = 1, #KEYS, 4 do
     local holder = holders[owner]
     for _, side in ipairs({ { 'x', holder.exclusive }, { 's', holder.shared } }) do
       if side[2] > 0 then
-        for _, value in ipairs({ owner, holder.client, side[1], side[2], holder.expires - now, holder.token }) do
-          info[#info + 1] = value
-        end
+        append_all(info, { owner, holder.client, side[1], side[2], holder.expires - now, holder.token })
       end
     end
   end

@@ -11,7 +11,7 @@ if not is_queued(KEYS[2], owner) then
   return 0
 end
 local was_head = queue_head(KEYS[2]) == owner
-dequeue(KEYS[2], KEYS[3], KEYS[4], owner, now)
+dequeue(KEYS[2], KEYS[3], KEYS[4], owner, now, false)
 if read_handoff(KEYS[6]) == owner then
   redis.call('DEL', KEYS[6])
 end

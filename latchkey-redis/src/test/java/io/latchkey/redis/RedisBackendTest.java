@@ -55,6 +55,7 @@ class RedisBackendTest {
           "cmdstat_set",
           "cmdstat_pexpire",
           "cmdstat_zscore",
+          "cmdstat_zrem",
           "cmdstat_zrange",
           "cmdstat_zrangebyscore",
           "cmdstat_publish");

@@ -412,6 +412,11 @@ class RedisClusterTest {
       // The forced grant is gone on a healthy master: heard within a renewal or two, long before
       // the stalled master's call gives up (3 s) or the engine's bound (4 s).
       await().atMost(Duration.ofMillis(1500)).until(() -> !forcedLosses.isEmpty());
+      // Heard from the healthy master's answer, not from the lease timer (whose 1.5 s lease would
+      // also end within that wait).
+      assertThat(forcedLosses)
+          .singleElement()
+          .satisfies(lost -> assertThat(lost).hasMessageContaining("no longer knows"));
       // The stalled master's grant is no longer valid at its deadline (in doubt while its renewal
       // is on its way), and lost when that renewal gives up; the healthy one stays valid.
       await().atMost(Duration.ofSeconds(3)).until(() -> !stalledLease.isValid());

@@ -94,6 +94,20 @@ class RedisKeysTest {
   }
 
   @Test
+  void onlyMainKeysReadAsSynchronizerNames() {
+    assertThat(keys.semaphoreName(keys.semaphore("a}b"))).contains("a}b");
+    assertThat(keys.semaphoreName(keys.leasedSemaphore("x"))).isEmpty();
+    assertThat(keys.leasedSemaphoreName(keys.leasedSemaphore("a{b"))).contains("a{b");
+    assertThat(keys.leasedSemaphoreName(keys.leasedPermits("x"))).isEmpty();
+    assertThat(keys.leasedSemaphoreName(keys.semaphore("x"))).isEmpty();
+    assertThat(keys.latchName(keys.latch("x"))).contains("x");
+    assertThat(keys.latchName(keys.lock("x"))).isEmpty();
+    assertThat(keys.semaphoreScanPattern()).isEqualTo("latchkey:semaphore:{*}");
+    assertThat(keys.leasedSemaphoreScanPattern()).isEqualTo("latchkey:leased-semaphore:{*}");
+    assertThat(keys.latchScanPattern()).isEqualTo("latchkey:latch:{*}");
+  }
+
+  @Test
   void scanPatternsEscapeTheirPrefix() {
     RedisKeys odd = new RedisKeys("app*[1]?\\:");
     assertThat(odd.lockScanPattern()).isEqualTo("app\\*\\[1\\]\\?\\\\:lock:{*}");

@@ -40,7 +40,9 @@ class RedisReplicaWaitTest {
             .start();
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> "1".equals(started.info("replication").get("connected_slaves")));
+        .until(
+            () ->
+                String.valueOf(started.info("replication").get("slave0")).contains("state=online"));
   }
 
   @AfterAll
@@ -72,6 +74,7 @@ class RedisReplicaWaitTest {
   @Test
   void grantsWaitingForReplicasDoNotHoldUpOtherCommands() throws Exception {
     // Two replicas required, one there: every grant waits the whole waitTimeout, then is undone.
+    // The one replica may itself be too slow to acknowledge within 500 ms on a loaded machine.
     try (Latchkey client = connect("?waitReplicas=2&waitTimeout=500ms", Duration.ofSeconds(2))) {
       DistributedSemaphore unrelated = client.semaphore("unrelated");
       unrelated.trySetPermits(3);
@@ -89,7 +92,7 @@ class RedisReplicaWaitTest {
             .isInstanceOf(ExecutionException.class)
             .cause()
             .isInstanceOf(BackendUnavailableException.class)
-            .hasMessageContaining("only 1 of the 2 replicas required (waitReplicas)")
+            .hasMessageMatching("(?s).*only [01] of the 2 replicas required \\(waitReplicas\\).*")
             .hasMessageContaining("the grant was undone");
       }
       for (int i = 0; i < 8; i++) {

@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import io.latchkey.servers.RedisTestServer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -15,12 +16,26 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Register it as a static field with {@code @RegisterExtension}.
  */
 final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback, AfterEachCallback {
+  private final Supplier<RedisTestServer> starter;
   private @Nullable RedisTestServer server;
   private final List<AutoCloseable> opened = new ArrayList<>();
 
+  /** A server with the defaults of {@link RedisTestServer#start()}. */
+  RedisServerExtension() {
+    this(RedisTestServer::start);
+  }
+
+  /**
+   * @param starter starts the server, e.g. {@code () ->
+   *     RedisTestServer.builder().password(…).start()}
+   */
+  RedisServerExtension(Supplier<RedisTestServer> starter) {
+    this.starter = starter;
+  }
+
   @Override
   public void beforeAll(ExtensionContext context) {
-    server = RedisTestServer.start();
+    server = starter.get();
   }
 
   @Override

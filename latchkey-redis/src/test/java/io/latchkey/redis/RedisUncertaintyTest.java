@@ -10,11 +10,12 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
-import io.latchkey.LeaseListener;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockInfo;
+import io.latchkey.servers.FreezableTcpProxy;
 import io.latchkey.servers.RedisTestServer;
+import io.latchkey.testkit.LeaseTransitions;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,15 @@ class RedisUncertaintyTest {
 
   private static final AtomicLong NAMES = new AtomicLong();
 
+  /**
+   * The operation timeout of the clients whose calls must time out during a stall: short, yet long
+   * enough for a connect on a loaded machine (it bounds the connect too).
+   */
+  private static final Duration SHORT_TIMEOUT = Duration.ofSeconds(1);
+
+  /** A stall that outlasts {@link #SHORT_TIMEOUT} by far, so a call made in it times out. */
+  private static final Duration LONGER_STALL = Duration.ofMillis(2500);
+
   @AfterEach
   void unpause() {
     redis().command("CLIENT", "UNPAUSE");
@@ -48,6 +59,16 @@ class RedisUncertaintyTest {
   }
 
   private Latchkey connect(UnaryOperator<LatchkeyOptions.Builder> tweaks) {
+    return connect(redis().uri(), tweaks);
+  }
+
+  /** A client whose every connection to Redis goes through {@code proxy}. */
+  private Latchkey connectThrough(
+      FreezableTcpProxy proxy, UnaryOperator<LatchkeyOptions.Builder> tweaks) {
+    return connect("redis://" + proxy.host() + ":" + proxy.port(), tweaks);
+  }
+
+  private Latchkey connect(String uri, UnaryOperator<LatchkeyOptions.Builder> tweaks) {
     LatchkeyOptions.Builder options =
         LatchkeyOptions.builder()
             .leaseTime(Duration.ofSeconds(2))
@@ -55,7 +76,7 @@ class RedisUncertaintyTest {
             .operationTimeout(Duration.ofSeconds(2))
             .recheckInterval(Duration.ofMillis(100))
             .closeOnShutdown(false);
-    return REDIS.closeAfterTest(Latchkey.connect(redis().uri(), tweaks.apply(options).build()));
+    return REDIS.closeAfterTest(Latchkey.connect(uri, tweaks.apply(options).build()));
   }
 
   private static String uniqueName(String prefix) {
@@ -110,7 +131,7 @@ class RedisUncertaintyTest {
         connect(
             options ->
                 options
-                    .operationTimeout(Duration.ofMillis(300))
+                    .operationTimeout(SHORT_TIMEOUT)
                     .leaseTime(Duration.ofSeconds(30))
                     .renewInterval(Duration.ofSeconds(10)));
     Latchkey other = connect(UnaryOperator.identity());
@@ -120,7 +141,7 @@ class RedisUncertaintyTest {
     assertThat(inspect(client, name)).isPresent();
     client.lock(name).unlock();
 
-    pauseRedis(1000);
+    pauseRedis(LONGER_STALL.toMillis());
     assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(5)))
         .isInstanceOf(BackendTimeoutException.class);
 
@@ -136,7 +157,7 @@ class RedisUncertaintyTest {
   /** Issue 8, item 2: permits taken by a timed-out tryAcquire are given back, once. */
   @Test
   void semaphorePermitsTakenAfterTheCallTimedOutAreGivenBack() {
-    Latchkey client = connect(options -> options.operationTimeout(Duration.ofMillis(300)));
+    Latchkey client = connect(options -> options.operationTimeout(SHORT_TIMEOUT));
     String name = uniqueName("late-permits");
     DistributedSemaphore semaphore = client.semaphore(name);
     semaphore.trySetPermits(5);
@@ -144,7 +165,7 @@ class RedisUncertaintyTest {
     assertThat(semaphore.tryAcquire(1)).isTrue();
     semaphore.release(1);
 
-    pauseRedis(1000);
+    pauseRedis(LONGER_STALL.toMillis());
     assertThatThrownBy(() -> semaphore.tryAcquire(2)).isInstanceOf(BackendTimeoutException.class);
 
     List<Integer> seen = new CopyOnWriteArrayList<>();
@@ -163,13 +184,13 @@ class RedisUncertaintyTest {
   /** Issue 8, item 2: a leased permit granted after the call timed out is released by its id. */
   @Test
   void aLeasedPermitGrantedAfterTheCallTimedOutIsReleased() throws InterruptedException {
-    Latchkey client = connect(options -> options.operationTimeout(Duration.ofMillis(300)));
+    Latchkey client = connect(options -> options.operationTimeout(SHORT_TIMEOUT));
     String name = uniqueName("late-permit");
     LeasedSemaphore semaphore = client.leasedSemaphore(name);
     semaphore.trySetPermits(1);
     semaphore.acquire(Duration.ZERO, Duration.ofSeconds(30)).release();
 
-    pauseRedis(1000);
+    pauseRedis(LONGER_STALL.toMillis());
     assertThatThrownBy(() -> semaphore.acquire(Duration.ofSeconds(5), Duration.ofSeconds(30)))
         .isInstanceOf(BackendTimeoutException.class);
 
@@ -195,24 +216,7 @@ class RedisUncertaintyTest {
                     .renewInterval(Duration.ofMillis(200))
                     .operationTimeout(Duration.ofSeconds(5)));
     Lease lease = client.lock(uniqueName("deadline")).acquire(Duration.ZERO);
-    List<String> heard = new CopyOnWriteArrayList<>();
-    lease.addListener(
-        new LeaseListener() {
-          @Override
-          public void suspended(String reason) {
-            heard.add("suspended");
-          }
-
-          @Override
-          public void resumed() {
-            heard.add("resumed");
-          }
-
-          @Override
-          public void lost(LeaseLostException reason) {
-            heard.add("lost");
-          }
-        });
+    List<String> heard = LeaseTransitions.of(lease);
 
     pauseRedis(2500);
     await().atMost(Duration.ofMillis(1500)).until(() -> heard.contains("suspended"));
@@ -222,5 +226,88 @@ class RedisUncertaintyTest {
     await().atMost(Duration.ofSeconds(6)).until(() -> heard.contains("lost"));
     assertThat(heard).doesNotContain("resumed");
     assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+  }
+
+  /** A lock held through a proxy that was then frozen, and what its lease's listeners heard. */
+  private record Suspended(FreezableTcpProxy proxy, String name, Lease lease, List<String> heard) {}
+
+  /**
+   * Takes a lock with a watchdog client through a proxy (a 4 s lease renewed every 2 s, calls
+   * bounded at 5 s, so a renewal sent 2 s before the deadline is still on its way when the deadline
+   * passes), freezes the proxy with {@code freeze}, and waits until the lease is suspended.
+   */
+  private Suspended suspendedBehindAFrozenProxy(String prefix, Consumer<FreezableTcpProxy> freeze)
+      throws Exception {
+    FreezableTcpProxy proxy =
+        REDIS.closeAfterTest(FreezableTcpProxy.start(redis().host(), redis().port()));
+    Latchkey client =
+        connectThrough(
+            proxy,
+            options ->
+                options
+                    .leaseTime(Duration.ofSeconds(4))
+                    .renewInterval(Duration.ofSeconds(2))
+                    .operationTimeout(Duration.ofSeconds(5)));
+    String name = uniqueName(prefix);
+    Lease lease = client.lock(name).acquire(Duration.ZERO);
+    List<String> heard = LeaseTransitions.of(lease);
+
+    freeze.accept(proxy);
+    await().atMost(Duration.ofSeconds(6)).until(() -> heard.contains("suspended"));
+    assertThat(lease.isValid()).isFalse();
+    return new Suspended(proxy, name, lease, heard);
+  }
+
+  /**
+   * Issue 7 / ADR 0007: a lease deadline that passes while a renewal is on its way suspends the
+   * grant; when the renewal's answer then arrives confirming it (Redis applied it in time: only the
+   * replies were held), the grant resumes, valid again, and no loss is ever reported.
+   */
+  @Test
+  void aGrantSuspendedWhileItsRenewalIsOnItsWayResumesWhenTheRenewalIsConfirmed() throws Exception {
+    Suspended suspended = suspendedBehindAFrozenProxy("resumed", FreezableTcpProxy::freezeReplies);
+    Latchkey other = connect(UnaryOperator.identity());
+    String name = suspended.name();
+    Lease lease = suspended.lease();
+    List<String> heard = suspended.heard();
+    suspended.proxy().unfreeze();
+
+    await().atMost(Duration.ofSeconds(3)).until(() -> heard.contains("resumed"));
+    assertThat(heard).containsExactly("suspended", "resumed");
+    assertThat(lease.isValid()).isTrue();
+    assertThat(other.lock(name).tryLock()).as("the grant never lapsed on Redis").isFalse();
+    lease.release();
+    assertThat(heard).doesNotContain("lost");
+    assertThat(other.lock(name).tryLock()).isTrue();
+  }
+
+  /**
+   * Issue 7 / ADR 0007: a lease deadline that passes while a renewal is on its way suspends the
+   * grant; when that renewal reaches Redis only after Redis let the grant go (and another client
+   * took the lock), it finds it gone: the grant is lost, not resumed, and the late renewal neither
+   * extends nor frees the other client's grant.
+   */
+  @Test
+  void aGrantSuspendedWhileItsRenewalIsOnItsWayIsLostWhenTheRenewalArrivesTooLate()
+      throws Exception {
+    Suspended suspended = suspendedBehindAFrozenProxy("lost-late", FreezableTcpProxy::freeze);
+    Latchkey other = connect(UnaryOperator.identity());
+    String name = suspended.name();
+    Lease lease = suspended.lease();
+    List<String> heard = suspended.heard();
+    Lease taken =
+        await()
+            .atMost(Duration.ofSeconds(3))
+            .until(() -> other.lock(name).tryAcquire(), Optional::isPresent)
+            .orElseThrow();
+    suspended.proxy().unfreeze();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> heard.contains("lost"));
+    assertThat(heard).containsExactly("suspended", "lost");
+    assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+    assertThat(inspect(other, name).orElseThrow().holders())
+        .singleElement()
+        .satisfies(holder -> assertThat(holder.fencingToken()).isEqualTo(taken.fencingToken()));
+    taken.release();
   }
 }

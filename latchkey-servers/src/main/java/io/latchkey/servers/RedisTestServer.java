@@ -634,7 +634,7 @@ public final class RedisTestServer implements AutoCloseable {
     }
   }
 
-  private static int pickFreePort(boolean withClusterBus) {
+  static int pickFreePort(boolean withClusterBus) {
     for (int i = 0; i < MAX_FREE_PORT_PROBES; i++) {
       int candidate = FIRST_PORT + ThreadLocalRandom.current().nextInt(PORT_RANGE);
       if (portsFree(candidate, withClusterBus)) {

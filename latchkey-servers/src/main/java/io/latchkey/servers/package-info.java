@@ -15,7 +15,9 @@
  * process id, and the start is retried on another port.)
  *
  * <p>The executable is found by {@link io.latchkey.servers.RedisBinary}: an explicit path, then
- * {@code PATH}, then a binary shipped inside a Maven artifact.
+ * {@code PATH}, then a binary shipped inside a Maven artifact. {@link
+ * io.latchkey.servers.FakedClock} starts a server with a wall clock that the test can step, and
+ * {@link io.latchkey.servers.FreezableTcpProxy} puts a client behind a network that can go silent.
  */
 @org.jspecify.annotations.NullMarked
 package io.latchkey.servers;

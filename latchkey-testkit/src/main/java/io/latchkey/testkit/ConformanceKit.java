@@ -3,12 +3,15 @@ package io.latchkey.testkit;
 import io.latchkey.testkit.contract.AdminStoreContract;
 import io.latchkey.testkit.contract.BadInputContract;
 import io.latchkey.testkit.contract.CountDownLatchContract;
+import io.latchkey.testkit.contract.CountDownLatchOperationsContract;
 import io.latchkey.testkit.contract.FairLockContract;
 import io.latchkey.testkit.contract.FeatureContract;
 import io.latchkey.testkit.contract.FencingContract;
 import io.latchkey.testkit.contract.InspectionContract;
+import io.latchkey.testkit.contract.LeaderElectionContract;
 import io.latchkey.testkit.contract.LeaseContract;
 import io.latchkey.testkit.contract.LeasedSemaphoreContract;
+import io.latchkey.testkit.contract.LeasedSemaphoreOperationsContract;
 import io.latchkey.testkit.contract.LockStoreContract;
 import io.latchkey.testkit.contract.MultiLockContract;
 import io.latchkey.testkit.contract.MultiProcessContract;
@@ -19,7 +22,12 @@ import io.latchkey.testkit.contract.PermitStoreContract;
 import io.latchkey.testkit.contract.ReadWriteLockContract;
 import io.latchkey.testkit.contract.ReentrantLockContract;
 import io.latchkey.testkit.contract.RenewContract;
+import io.latchkey.testkit.contract.RevocationContract;
 import io.latchkey.testkit.contract.SemaphoreContract;
+import io.latchkey.testkit.contract.SemaphoreOperationsContract;
+import io.latchkey.testkit.contract.SpiRevocationContract;
+import io.latchkey.testkit.contract.SynchronizerInspectionContract;
+import io.latchkey.testkit.contract.SynchronizerStoreContract;
 import io.latchkey.testkit.contract.WaitQueueContract;
 import io.latchkey.testkit.contract.WaitingContract;
 import org.junit.jupiter.api.Nested;
@@ -138,6 +146,24 @@ public abstract class ConformanceKit {
     }
   }
 
+  /** Cooperative revocation: holders asked to give a lock up, on their callback executor. */
+  @Nested
+  class Revocation extends RevocationContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Leader election on the locks: one leader, hand-over, loud loss, fencing tokens per term. */
+  @Nested
+  class LeaderElection extends LeaderElectionContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
   /** Counting semaphore accounting. */
   @Nested
   class Semaphore extends SemaphoreContract {
@@ -159,6 +185,45 @@ public abstract class ConformanceKit {
   /** Count-down latches. */
   @Nested
   class CountDownLatch extends CountDownLatchContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Untimed acquire, drain, set, release-if-exists and deletion of semaphores. */
+  @Nested
+  class SemaphoreOperations extends SemaphoreOperationsContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /**
+   * True counts, untimed acquire, batches, lease updates, held permits and deletion of leased
+   * semaphores.
+   */
+  @Nested
+  class LeasedSemaphoreOperations extends LeasedSemaphoreOperationsContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** Untimed await and deletion of latches. */
+  @Nested
+  class CountDownLatchOperations extends CountDownLatchOperationsContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** The operator's view of semaphores, leased semaphores and latches. */
+  @Nested
+  class SynchronizerInspection extends SynchronizerInspectionContract {
     @Override
     protected BackendFixture fixture() {
       return ConformanceKit.this.fixture();
@@ -240,9 +305,30 @@ public abstract class ConformanceKit {
     }
   }
 
+  /**
+   * The SPI: the optional store operations of issue 13 (drain and set, deletes, permit batches,
+   * lease updates, synchronizer inspection).
+   */
+  @Nested
+  class SpiSynchronizerStores extends SynchronizerStoreContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
   /** The SPI: the operator's AdminStore and presence records. */
   @Nested
   class SpiAdminStore extends AdminStoreContract {
+    @Override
+    protected BackendFixture fixture() {
+      return ConformanceKit.this.fixture();
+    }
+  }
+
+  /** The SPI: revocation requests sent to the clients of a lock's holders. */
+  @Nested
+  class SpiRevocation extends SpiRevocationContract {
     @Override
     protected BackendFixture fixture() {
       return ConformanceKit.this.fixture();

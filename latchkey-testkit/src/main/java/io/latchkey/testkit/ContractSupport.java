@@ -1,11 +1,16 @@
 package io.latchkey.testkit;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.Feature;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
+import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.spi.BackendFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -87,6 +92,39 @@ public abstract class ContractSupport {
       clients.add(opened);
     }
     return opened;
+  }
+
+  /** A call that re-enters, in another client, a grant made for the same owner token. */
+  @FunctionalInterface
+  protected interface Reentry<T> {
+    /**
+     * @return what the re-entry gave
+     * @throws InterruptedException if the waiting thread was interrupted
+     */
+    T reenter() throws InterruptedException;
+  }
+
+  /**
+   * Re-enters, in another client, a grant that an owner token took in this one. A backend that
+   * declares {@link Feature#REMOTE_OWNER_TOKENS} must re-enter. One without it may, or may refuse
+   * at once with {@link UnsupportedFeatureException} naming that feature (a quorum: the grant's
+   * fencing token lives in the client that made it, so another client cannot hand out the grant's
+   * token); the caller then checks that the refusal left the caller's grant alone.
+   *
+   * @param reentry the re-entry in the other client
+   * @return what the re-entry gave, or empty if the backend refused it
+   * @throws InterruptedException if the waiting thread was interrupted
+   */
+  protected <T> Optional<T> reenterElsewhere(Reentry<T> reentry) throws InterruptedException {
+    if (fixture().features().contains(Feature.REMOTE_OWNER_TOKENS)) {
+      return Optional.of(reentry.reenter());
+    }
+    try {
+      return Optional.of(reentry.reenter());
+    } catch (UnsupportedFeatureException refused) {
+      assertThat(refused.feature()).isEqualTo(Feature.REMOTE_OWNER_TOKENS);
+      return Optional.empty();
+    }
   }
 
   /**

@@ -331,7 +331,7 @@ public abstract class BadInputContract extends ContractSupport {
         IllegalArgumentException.class,
         "permitId");
     assertAllRefused(
-        List.of(() -> semaphore.release(null)), NullPointerException.class, "permitId");
+        List.of(() -> semaphore.release((String) null)), NullPointerException.class, "permitId");
     assertThat(semaphore.availablePermits()).isZero();
   }
 

@@ -10,6 +10,7 @@ import io.latchkey.Lease;
 import io.latchkey.OwnerToken;
 import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.testkit.ContractSupport;
+import io.latchkey.testkit.RequiresFeature;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -69,6 +70,7 @@ public abstract class FeatureContract extends ContractSupport {
   }
 
   @Test
+  @RequiresFeature(Feature.LEASE_TIME)
   public void waitersPollWhenWakeupsAreNotPushed() throws Exception {
     String name = uniqueName("feature-polling");
     try (Latchkey polling = clientWithout(EnumSet.of(Feature.WAKEUP_PUSH))) {
@@ -142,11 +144,34 @@ public abstract class FeatureContract extends ContractSupport {
       case SEMAPHORE -> () -> latchkey.semaphore(name);
       case LEASED_SEMAPHORE -> () -> latchkey.leasedSemaphore(name);
       case COUNT_DOWN_LATCH -> () -> latchkey.countDownLatch(name);
+      // The features of a primitive are asked for through it, when the backend has it.
+      case DELETE_RECORDS ->
+          has(latchkey, Feature.COUNT_DOWN_LATCH)
+              ? () -> latchkey.countDownLatch(name).delete()
+              : null;
+      case DRAIN_AND_SET_PERMITS ->
+          has(latchkey, Feature.SEMAPHORE) ? () -> latchkey.semaphore(name).drainPermits() : null;
+      case PERMIT_BATCHES ->
+          has(latchkey, Feature.LEASED_SEMAPHORE)
+              ? () -> latchkey.leasedSemaphore(name).tryAcquire(2)
+              : null;
+      case PERMIT_LEASE_UPDATE ->
+          has(latchkey, Feature.LEASED_SEMAPHORE)
+              ? () ->
+                  latchkey.leasedSemaphore(name).updateLeaseTime("permit", Duration.ofSeconds(5))
+              : null;
+      case SYNCHRONIZER_INSPECTION ->
+          has(latchkey, Feature.ADMIN) ? () -> latchkey.admin().listLatches() : null;
       case LEASE_TIME -> () -> latchkey.lock(name).acquire(Duration.ZERO, Duration.ofSeconds(5));
       case REMOTE_OWNER_TOKENS -> () -> latchkey.lock(name).withOwner(OwnerToken.random()).unlock();
       case ADMIN -> () -> latchkey.admin().list();
       case PRESENCE -> () -> latchkey.admin().clients();
+      case REVOCATION -> () -> latchkey.lock(name).requestRevocation();
       case CONNECTION_BOUND_HOLDS, WAKEUP_PUSH, WAKEUP_WATCH -> null;
     };
+  }
+
+  private static boolean has(Latchkey latchkey, Feature feature) {
+    return latchkey.features().contains(feature);
   }
 }

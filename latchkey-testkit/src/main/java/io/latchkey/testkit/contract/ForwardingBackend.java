@@ -13,6 +13,7 @@ import io.latchkey.spi.WakeupBus;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * A backend that forwards every operation to the fixture's real backend; the kit's wrappers
@@ -68,6 +69,11 @@ abstract class ForwardingBackend implements LatchkeyBackend {
   @Override
   public WakeupBus wakeups() {
     return delegate.wakeups();
+  }
+
+  @Override
+  public CompletionStage<WakeupBus.Subscription> subscribeRevocations(Consumer<GrantRef> listener) {
+    return delegate.subscribeRevocations(listener);
   }
 
   @Override

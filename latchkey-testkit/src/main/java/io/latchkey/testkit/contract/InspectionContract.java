@@ -48,6 +48,7 @@ import org.junit.jupiter.api.Test;
 public abstract class InspectionContract extends ContractSupport {
 
   @Test
+  @RequiresFeature(Feature.LEASE_TIME)
   void inspectShowsTheHolder() throws InterruptedException {
     String name = uniqueName("inspect");
     Latchkey holderClient = newClient();
@@ -173,6 +174,7 @@ public abstract class InspectionContract extends ContractSupport {
   }
 
   @Test
+  @RequiresFeature(Feature.LEASE_TIME)
   void remainingLeaseOfALock() throws InterruptedException {
     String name = uniqueName("inspect");
     DistributedLock observer = client().lock(name);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.Feature;
 import io.latchkey.Latchkey;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
@@ -13,6 +14,7 @@ import io.latchkey.LockTimeoutException;
 import io.latchkey.MultiLease;
 import io.latchkey.MultiLock;
 import io.latchkey.testkit.ContractSupport;
+import io.latchkey.testkit.RequiresFeature;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -86,6 +88,7 @@ public abstract class MultiLockContract extends ContractSupport {
   }
 
   @Test
+  @RequiresFeature(Feature.LEASE_TIME)
   public void acquireTimeoutReleasesTheMembersTaken() {
     // Members are taken in name order: the busy one comes last, so the others are taken first.
     String first = uniqueName("multi-a");
@@ -147,6 +150,7 @@ public abstract class MultiLockContract extends ContractSupport {
   }
 
   @Test
+  @RequiresFeature(Feature.LEASE_TIME)
   public void multiLeaseReleasesEveryMember() throws InterruptedException {
     List<String> names =
         List.of(uniqueName("multi-a"), uniqueName("multi-b"), uniqueName("multi-c"));

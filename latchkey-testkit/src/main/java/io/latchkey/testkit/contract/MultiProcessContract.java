@@ -6,10 +6,13 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.DistributedLock;
 import io.latchkey.Feature;
 import io.latchkey.HolderInfo;
+import io.latchkey.LeaderElection;
+import io.latchkey.LeaderTerm;
 import io.latchkey.Lease;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
 import io.latchkey.testkit.ContractSupport;
+import io.latchkey.testkit.RequiresFeature;
 import io.latchkey.testkit.RequiresOtherProcesses;
 import io.latchkey.testkit.process.LockWorker;
 import io.latchkey.testkit.process.WorkerJvm;
@@ -40,6 +43,11 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>{@link #killedHolderWithExplicitLeaseStaysHeld}: a worker SIGKILLed while holding the lock
  *       with a long explicit lease leaves it held (the backend keeps the lease, not the process);
  *       with {@link Feature#ADMIN} the monitor shows the dead holder; force release frees it.
+ *   <li>{@link #leaderProcessThatLeavesHandsOverAtOnce}: of two worker JVMs in one election, the
+ *       leader leaves and the other is elected with a higher fencing token, without waiting for a
+ *       lease.
+ *   <li>{@link #killedLeaderProcessIsReplacedAfterItsLease}: a leader worker SIGKILLed is replaced
+ *       by a participant of this JVM once its lease has run out, with a higher fencing token.
  * </ul>
  */
 @RequiresOtherProcesses
@@ -143,6 +151,7 @@ public abstract class MultiProcessContract extends ContractSupport {
   }
 
   @Test
+  @RequiresFeature(Feature.LEASE_TIME)
   public void killedHolderWithExplicitLeaseStaysHeld() throws IOException, InterruptedException {
     String name = uniqueName("process-kill-explicit");
     WorkerJvm holder = startWorker("mode=hold", "lock=" + name, "leaseMs=" + LONG_LEASE.toMillis());
@@ -184,6 +193,40 @@ public abstract class MultiProcessContract extends ContractSupport {
     }
     assertThat(client().admin().forceRelease(name)).isTrue();
     assertThat(isFree(lock)).as("lock after force release").isTrue();
+  }
+
+  @Test
+  public void leaderProcessThatLeavesHandsOverAtOnce() throws IOException, InterruptedException {
+    String name = uniqueName("process-election");
+    WorkerJvm first = startWorker("mode=elect", "lock=" + name);
+    long firstToken = Long.parseLong(first.awaitLine("ELECTED", WORKER_START));
+    WorkerJvm second = startWorker("mode=elect", "lock=" + name);
+    second.awaitLine("JOINED", WORKER_START);
+
+    first.send("LEAVE");
+
+    assertThat(first.awaitLine("ENDED", WORKER_START)).isEqualTo(firstToken + " left");
+    first.awaitLine("LEFT", WORKER_START);
+    long secondToken = Long.parseLong(second.awaitLine("ELECTED", WORKER_START));
+    assertThat(secondToken).isGreaterThan(firstToken);
+  }
+
+  @Test
+  public void killedLeaderProcessIsReplacedAfterItsLease()
+      throws IOException, InterruptedException {
+    String name = uniqueName("process-election-killed");
+    WorkerJvm leader = startWorker("mode=elect", "lock=" + name);
+    long leaderToken = Long.parseLong(leader.awaitLine("ELECTED", WORKER_START));
+    try (LeaderElection here = client().joinElection(name)) {
+      assertThat(here.isLeader()).isFalse();
+
+      leader.kill();
+
+      LeaderTerm term =
+          here.awaitLeadership(WORKER_LEASE.plus(WORKER_RENEW).plus(EXPIRY_MARGIN).multipliedBy(3))
+              .orElseThrow(() -> new AssertionError("nobody replaced the killed leader"));
+      assertThat(term.fencingToken()).isGreaterThan(leaderToken);
+    }
   }
 
   private WorkerJvm startWorker(String... args) throws IOException {

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latchkey.DistributedMutex;
+import io.latchkey.Feature;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
 import io.latchkey.LockTimeoutException;
 import io.latchkey.testkit.ContractSupport;
+import io.latchkey.testkit.RequiresFeature;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -104,6 +106,7 @@ public abstract class MutexContract extends ContractSupport {
   }
 
   @Test
+  @RequiresFeature(Feature.LEASE_TIME)
   void leaseRunsOut() throws InterruptedException {
     String name = uniqueName("mutex");
     Lease expiring = client().mutex(name).acquire(Duration.ZERO, Duration.ofMillis(300));

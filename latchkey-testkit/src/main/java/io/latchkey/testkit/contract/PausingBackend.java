@@ -92,5 +92,10 @@ final class PausingBackend extends ForwardingBackend {
     public CompletionStage<Void> leaveQueue(String name, String owner) {
       return unlessPaused(() -> real.leaveQueue(name, owner));
     }
+
+    @Override
+    public CompletionStage<Integer> requestRevocation(String name) {
+      return unlessPaused(() -> real.requestRevocation(name));
+    }
   }
 }

@@ -39,7 +39,8 @@ import org.junit.jupiter.api.Test;
  *   <li>{@code writerMayReadAndDowngrade}: the writer takes the read lock too, and releasing the
  *       write lock leaves it a reader: waiting readers get in, writers still wait.
  *   <li>{@code upgradeIsRefusedAtOnce}: asking for the write lock while holding only the read lock
- *       fails with LockUpgradeException instead of waiting, and the read hold stays.
+ *       fails with LockUpgradeException instead of waiting ({@code acquire}, {@code lock}), the
+ *       {@code tryLock} forms answer false and {@code tryAcquire} empty, and the read hold stays.
  *   <li>{@code eachSideUnlocksOnlyItsOwnHolds}: unlocking the side the owner does not hold fails
  *       with IllegalMonitorStateException and leaves the other side held.
  *   <li>{@code writeSideIsTheLockOfThatName}: the write lock and {@code lock(name)} are one lock.
@@ -184,7 +185,12 @@ public abstract class ReadWriteLockContract extends ContractSupport {
     assertThatThrownBy(() -> mine.writeLock().acquire(Awaiting.PATIENCE))
         .isInstanceOf(LockUpgradeException.class)
         .hasMessageContaining(name);
-    assertThatThrownBy(() -> mine.writeLock().tryLock()).isInstanceOf(LockUpgradeException.class);
+    assertThatThrownBy(() -> mine.writeLock().lock()).isInstanceOf(LockUpgradeException.class);
+    // The try forms answer as Lock.tryLock() must for a lock that is not free.
+    assertThat(mine.writeLock().tryLock()).isFalse();
+    assertThat(mine.writeLock().tryLock(Duration.ofMillis(200))).isFalse();
+    assertThat(mine.writeLock().tryLock(1, TimeUnit.SECONDS)).isFalse();
+    assertThat(mine.writeLock().tryAcquire()).isEmpty();
 
     assertThat(mine.readLock().holdCount()).isEqualTo(1);
     assertThat(mine.writeLock().holdCount()).isZero();

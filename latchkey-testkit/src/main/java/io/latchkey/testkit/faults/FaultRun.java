@@ -211,7 +211,7 @@ public final class FaultRun {
     synchronized void undoAll() throws InterruptedException {
       proxies.forEach(FreezableTcpProxy::unfreeze);
       for (WorkerJvm worker : running) {
-        signal("CONT", worker.pid());
+        WorkerJvm.signal("CONT", worker.pid());
       }
     }
 
@@ -336,9 +336,9 @@ public final class FaultRun {
     private void stop(Target target, Duration pause, FaultKind kind) throws InterruptedException {
       long pid = slots.workerIn(target.slot()).pid();
       long start = System.nanoTime();
-      signal("STOP", pid);
+      WorkerJvm.signal("STOP", pid);
       sleep(pause);
-      signal("CONT", pid);
+      WorkerJvm.signal("CONT", pid);
       target.record(kind, start);
     }
 
@@ -372,15 +372,6 @@ public final class FaultRun {
   /** The fault schedule's own pauses: the one place this suite sleeps. */
   private static void sleep(Duration duration) throws InterruptedException {
     TimeUnit.NANOSECONDS.sleep(duration.toNanos());
-  }
-
-  private static void signal(String signal, long pid) throws InterruptedException {
-    try {
-      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
-      kill.waitFor();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot send SIG" + signal + " to " + pid, e);
-    }
   }
 
   /** Options of a {@link FaultRun}; every setter checks its argument. */

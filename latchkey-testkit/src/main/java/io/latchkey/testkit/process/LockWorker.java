@@ -3,7 +3,11 @@ package io.latchkey.testkit.process;
 import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
+import io.latchkey.LeaderElection;
+import io.latchkey.LeaderTerm;
+import io.latchkey.LeadershipListener;
 import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -22,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * {@code watchdogLeaseMs=} and {@code renewMs=} for the client's watchdog (default 2000 and a
  * third), {@code waitMs=} the longest wait for the lock (default 60000); for {@code increment} also
  * {@code counter=} a file holding a number, {@code threads=} and {@code iterations=}; for {@code
- * hold} optionally {@code leaseMs=} an explicit lease (else the watchdog keeps it).
+ * hold} optionally {@code leaseMs=} an explicit lease (else the watchdog keeps it) and {@code
+ * fair=true} to take the lock as a {@linkplain Latchkey#fairLock fair lock}; for {@code elect} the
+ * election's name in {@code lock=}.
  *
  * <p>Protocol on standard output, one line each:
  *
@@ -33,6 +42,9 @@ import org.jspecify.annotations.Nullable;
  *       it back while holding the lock; prints {@code DONE <increments>} and exits 0;
  *   <li>{@code hold}: acquires the lock, prints {@code ACQUIRED <fencingToken> <clientId> <owner>}
  *       and holds it until killed;
+ *   <li>{@code elect}: joins the leader election, prints {@code JOINED <participantId>}, then
+ *       {@code ELECTED <fencingToken>} when elected and {@code ENDED <fencingToken> left|lost} when
+ *       a term ends; on {@code LEAVE} leaves the election, prints {@code LEFT} and exits 0;
  *   <li>{@code ERROR <message>} and exit 1 on any failure, including a lease lost while
  *       incrementing.
  * </ul>
@@ -43,6 +55,7 @@ import org.jspecify.annotations.Nullable;
 public final class LockWorker {
   private final WorkerChannel args;
   private final CountDownLatch go = new CountDownLatch(1);
+  private final CountDownLatch leave = new CountDownLatch(1);
 
   private LockWorker(WorkerChannel args) {
     this.args = args;
@@ -64,6 +77,8 @@ public final class LockWorker {
         command -> {
           if (command.equals("GO")) {
             go.countDown();
+          } else if (command.equals("LEAVE")) {
+            leave.countDown();
           }
         });
     long watchdogLease = args.number("watchdogLeaseMs", 2000);
@@ -79,6 +94,7 @@ public final class LockWorker {
       switch (mode) {
         case "increment" -> increment(latchkey);
         case "hold" -> hold(latchkey);
+        case "elect" -> elect(latchkey);
         default -> throw new IllegalArgumentException("unknown mode: " + mode);
       }
     }
@@ -150,7 +166,9 @@ public final class LockWorker {
   }
 
   private void hold(Latchkey latchkey) throws InterruptedException {
-    DistributedLock lock = latchkey.lock(args.required("lock"));
+    String name = args.required("lock");
+    DistributedLock lock =
+        Boolean.parseBoolean(args.optional("fair")) ? latchkey.fairLock(name) : latchkey.lock(name);
     Duration wait = Duration.ofMillis(args.number("waitMs", 60_000));
     String lease = args.optional("leaseMs");
     Lease held =
@@ -160,5 +178,33 @@ public final class LockWorker {
     WorkerChannel.say(
         "ACQUIRED " + held.fencingToken() + " " + latchkey.clientId() + " " + held.holderId());
     new CountDownLatch(1).await();
+  }
+
+  private void elect(Latchkey latchkey) throws InterruptedException {
+    AtomicInteger elected = new AtomicInteger();
+    Semaphore ended = new Semaphore(0);
+    LeadershipListener report =
+        new LeadershipListener() {
+          @Override
+          public void elected(LeaderTerm term) {
+            elected.incrementAndGet();
+            WorkerChannel.say("ELECTED " + term.fencingToken());
+          }
+
+          @Override
+          public void ended(LeaderTerm term, @Nullable LeaseLostException lost) {
+            WorkerChannel.say("ENDED " + term.fencingToken() + (lost == null ? " left" : " lost"));
+            ended.release();
+          }
+        };
+    try (LeaderElection election = latchkey.joinElection(args.required("lock"), report)) {
+      WorkerChannel.say("JOINED " + election.participantId());
+      leave.await();
+    }
+    // The last term's end is reported on the callback executor: let it be printed before LEFT.
+    if (!ended.tryAcquire(elected.get(), 10, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("a term did not end after the election was left");
+    }
+    WorkerChannel.say("LEFT");
   }
 }

@@ -237,6 +237,47 @@ public final class WorkerJvm implements AutoCloseable {
   }
 
   /**
+   * Whether the worker has printed a line starting with {@code keyword} so far; unlike {@link
+   * #awaitLine} this consumes nothing.
+   *
+   * @param keyword e.g. {@code ACQUIRED}
+   * @return whether such a line was printed
+   */
+  public boolean printed(String keyword) {
+    synchronized (transcript) {
+      return transcript.stream()
+          .anyMatch(text -> text.equals(keyword) || text.startsWith(keyword + " "));
+    }
+  }
+
+  /**
+   * Stops the worker with SIGSTOP, as a long pause would: it runs nothing until {@link #resume}.
+   */
+  public void pause() throws InterruptedException {
+    signal("STOP", pid());
+  }
+
+  /** Lets a {@linkplain #pause paused} worker go on with SIGCONT. */
+  public void resume() throws InterruptedException {
+    signal("CONT", pid());
+  }
+
+  /**
+   * Sends a signal to a process with {@code kill}, and waits until {@code kill} is done.
+   *
+   * @param signal the signal's name without {@code SIG}, e.g. {@code STOP}
+   * @param pid the process
+   */
+  public static void signal(String signal, long pid) throws InterruptedException {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
+      kill.waitFor();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot send SIG" + signal + " to " + pid, e);
+    }
+  }
+
+  /**
    * Kills the worker with SIGKILL, as a crash would, and waits until it is gone: no shutdown hook
    * runs, nothing is released.
    */

@@ -1,0 +1,399 @@
+package io.latchkey.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.latchkey.servers.PostgresTestServer;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import javax.sql.DataSource;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
+import org.jspecify.annotations.Nullable;
+import org.springframework.integration.jdbc.lock.DefaultLockRepository;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * Issue 9's comparison: latchkey's JDBC backend on PostgreSQL beside ShedLock, Spring Integration's
+ * lock registry and the raw advisory-lock floor, on one PostgreSQL server that it starts itself
+ * ({@link PostgresTestServer}: the machine's PostgreSQL binaries, a new cluster on a free loopback
+ * port; never the machine's own server).
+ *
+ * <ul>
+ *   <li>{@code Floor}: {@code SELECT pg_advisory_lock(k)} then {@code SELECT pg_advisory_unlock(k)}
+ *       on a connection borrowed from a HikariCP pool for the cycle: two round trips, the server's
+ *       own wait queue, no lease, no fencing, no owner record.
+ *   <li>{@code Latchkey table}: {@code Latchkey.connect("jdbc:postgresql://…")}, table mode (the
+ *       default), {@code lock()}/{@code unlock()}.
+ *   <li>{@code Latchkey advisory}: the same with {@code latchkey.mode=advisory} (its own table
+ *       prefix).
+ *   <li>{@code ShedLock}: {@code JdbcTemplateLockProvider} (database time), {@code
+ *       lock(config)}/{@code SimpleLock.unlock()}, lock-at-most-for 30 s. ShedLock never waits: a
+ *       refused attempt is retried at once (after {@link Thread#onSpinWait()}), as a caller that
+ *       needs the lock must do.
+ *   <li>{@code Spring registry}: Spring Integration's {@code JdbcLockRegistry} over a {@code
+ *       DefaultLockRepository}, {@code lock()}/{@code unlock()}, defaults (a refused attempt is
+ *       retried every 100 ms). One registry for all threads, as an application has: its threads
+ *       queue on a local {@code ReentrantLock} first, and only the one that holds it goes to the
+ *       database.
+ *   <li>{@code Spring registry ×8}: a registry per thread, as eight processes would have.
+ * </ul>
+ *
+ * All pools (HikariCP for the peers and the floor, latchkey's own) have 8 connections per client.
+ *
+ * <pre>
+ * java -cp latchkey-bench/target/latchkey-benchmarks.jar io.latchkey.bench.JdbcBenchmarks \
+ *     [--rounds 2] [--settle 2] [--window 5] [--paired 12] [--threads 8] [--quick] [--out DIR]
+ * </pre>
+ */
+public final class JdbcBenchmarks {
+  private static final String TAG = "jdbc-bench";
+  private static final int POOL_SIZE = 8;
+  private static final int COUNTED = 200;
+  private static final Duration SHEDLOCK_AT_MOST = Duration.ofSeconds(30);
+
+  static final String FLOOR = "Floor (pg_advisory_lock)";
+  static final String TABLE = "Latchkey table";
+  static final String ADVISORY = "Latchkey advisory";
+  static final String SHEDLOCK = "ShedLock";
+  static final String SPRING = "Spring registry";
+  static final String SPRING_EACH = "Spring registry ×8";
+
+  private JdbcBenchmarks() {}
+
+  /**
+   * Runs the comparison and prints the report.
+   *
+   * @param args see the class comment
+   * @throws Exception if a benchmark fails
+   */
+  public static void main(String[] args) throws Exception {
+    PeerComparison.Settings settings = PeerComparison.Settings.parse(args, "jdbc-benchmark");
+    PeerComparison.Start start = PeerComparison.Start.now();
+    List<PeerComparison.Peer> peers = new ArrayList<>();
+    try (PostgresTestServer server = PostgresTestServer.start()) {
+      try {
+        String url = server.jdbcUrl();
+        String version = serverVersion(url);
+        PeerComparison.log(TAG, "PostgreSQL " + version + " at " + url);
+        createPeerTables(url);
+        peers.add(floor(url));
+        peers.add(PeerComparison.latchkey(TABLE, url + "&latchkey.createSchema=true"));
+        peers.add(
+            PeerComparison.latchkey(
+                ADVISORY,
+                url
+                    + "&latchkey.createSchema=true&latchkey.mode=advisory"
+                    + "&latchkey.tablePrefix=latchkey_advisory_"));
+        peers.add(shedLock(url));
+        peers.add(spring(SPRING, url, 1));
+        peers.add(spring(SPRING_EACH, url, settings.threads));
+        PeerComparison.Shape oneLock =
+            new PeerComparison.Shape(
+                settings.threads + " threads, one lock", settings.threads, false);
+        PeerComparison.Results results =
+            PeerComparison.run(TAG, peers, List.of(oneLock), settings, List.of());
+        String body =
+            PeerComparison.tables(results)
+                + "\n"
+                + statements(server, peers, settings)
+                + "\n"
+                + targets(results, oneLock, settings);
+        PeerComparison.finish(
+            TAG,
+            settings,
+            "jdbc-benchmark.md",
+            start,
+            List.of(
+                "PostgreSQL " + version,
+                "pgjdbc " + PeerComparison.peerVersion("postgresql"),
+                "ShedLock " + PeerComparison.peerVersion("shedlock"),
+                "Spring Integration " + PeerComparison.peerVersion("spring-integration"),
+                "Spring Framework " + PeerComparison.peerVersion("spring-framework"),
+                "HikariCP " + RedisBenchmarks.mavenVersion("com.zaxxer", "HikariCP")),
+            body);
+      } finally {
+        // Before the server stops, so that no pool is left reconnecting.
+        peers.forEach(PeerComparison.Peer::close);
+      }
+    }
+  }
+
+  private static String targets(
+      PeerComparison.Results results,
+      PeerComparison.Shape shape,
+      PeerComparison.Settings settings) {
+    StringBuilder out = PeerComparison.targetsTable("issue 9");
+    PairedLatency.Latencies table = results.paired(TABLE);
+    for (String peer : List.of(SHEDLOCK, SPRING)) {
+      out.append(
+          PeerComparison.latencyTarget(
+              "uncontended, table mode at least as fast as " + peer,
+              table,
+              results.paired(peer),
+              1.0));
+    }
+    out.append(
+        PeerComparison.latencyTarget(
+            "uncontended, advisory mode beside the floor (reported: ≤ 1.0× is impossible)",
+            results.paired(ADVISORY),
+            results.paired(FLOOR),
+            Double.POSITIVE_INFINITY));
+    for (int round = 1; round <= settings.rounds; round++) {
+      ContendedWindow.Result ours = results.window(shape, TABLE, round);
+      List<String> cells = new ArrayList<>();
+      boolean met = true;
+      for (String peer : List.of(SHEDLOCK, SPRING, SPRING_EACH)) {
+        ContendedWindow.Result theirs = results.window(shape, peer, round);
+        met &= ours.throughput() >= theirs.throughput();
+        cells.add(
+            String.format(
+                Locale.ROOT,
+                "%s %.0f (%.2f×, fairness %.2f)",
+                peer,
+                theirs.throughput(),
+                ours.throughput() / theirs.throughput(),
+                theirs.fairness()));
+      }
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "| one lock, round %d: table mode's throughput ≥ the peers' | %.0f cycles/s,"
+                  + " fairness %.2f, hand-off p99 %.2f ms; %s | %s |%n",
+              round,
+              ours.throughput(),
+              ours.fairness(),
+              ours.handoffMillis(0.99),
+              String.join("; ", cells),
+              met ? "met" : "**missed**"));
+    }
+    return out.toString();
+  }
+
+  /**
+   * The statements per cycle of each library, counted from the server's log: alone, then eight
+   * threads on one lock (after the timed steps: statement logging slows the server down).
+   */
+  private static String statements(
+      PostgresTestServer server, List<PeerComparison.Peer> peers, PeerComparison.Settings settings)
+      throws Exception {
+    StringBuilder out =
+        new StringBuilder(
+            "#### SQL statements per cycle (the server's log, log_statement = 'all')\n\n"
+                + "| library | alone | by first keyword | "
+                + settings.threads
+                + " threads, one lock | by first keyword |\n|---|---:|---|---:|---|\n");
+    for (PeerComparison.Peer peer : peers) {
+      StatementCounts.Counted alone =
+          StatementCounts.count(
+              server, peer.locker(TAG + "-statements-" + System.nanoTime()).cycle(), COUNTED);
+      String name = TAG + "-statements-contended-" + System.nanoTime();
+      List<Locker> lockers = new ArrayList<>();
+      for (int t = 0; t < settings.threads; t++) {
+        lockers.add(peer.locker(name));
+      }
+      StatementCounts.Window window = new StatementCounts.Window(server);
+      ContendedWindow.Result result =
+          ContendedWindow.measure(
+              peer.label() + ", statements",
+              lockers,
+              1,
+              Duration.ofSeconds(1),
+              Duration.ofSeconds(2),
+              window);
+      StatementCounts.Counted contended = window.counted(result.cycles());
+      PeerComparison.log(
+          TAG,
+          String.format(
+              Locale.ROOT,
+              "statements per cycle, %s: alone %.2f (%s); contended %.2f (%s)",
+              peer.label(),
+              alone.perCycle(),
+              alone.breakdown(),
+              contended.perCycle(),
+              contended.breakdown()));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.2f | %s | %.2f | %s |%n",
+              peer.label(),
+              alone.perCycle(),
+              alone.breakdown(),
+              contended.perCycle(),
+              contended.breakdown()));
+    }
+    return out.toString();
+  }
+
+  private static String serverVersion(String url) throws SQLException {
+    try (Connection connection = java.sql.DriverManager.getConnection(url);
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SHOW server_version")) {
+      rows.next();
+      return rows.getString(1);
+    }
+  }
+
+  /** ShedLock's table (its documented DDL) and Spring Integration's (from its jar). */
+  private static void createPeerTables(String url) throws Exception {
+    String spring;
+    try (var in =
+        DefaultLockRepository.class.getResourceAsStream(
+            "/org/springframework/integration/jdbc/schema-postgresql.sql")) {
+      if (in == null) {
+        throw new IllegalStateException("Spring Integration's schema-postgresql.sql is missing");
+      }
+      spring = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    int start = spring.indexOf("CREATE TABLE INT_LOCK");
+    String intLock = spring.substring(start, spring.indexOf(';', start));
+    try (Connection connection = java.sql.DriverManager.getConnection(url);
+        Statement statement = connection.createStatement()) {
+      statement.execute(
+          "CREATE TABLE shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY,"
+              + " lock_until TIMESTAMP NOT NULL, locked_at TIMESTAMP NOT NULL,"
+              + " locked_by VARCHAR(255) NOT NULL)");
+      statement.execute(intLock);
+    }
+  }
+
+  private static HikariDataSource pool(String url, int size) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setMaximumPoolSize(size);
+    config.setMinimumIdle(size);
+    return new HikariDataSource(config);
+  }
+
+  private static PeerComparison.Peer floor(String url) {
+    HikariDataSource pool = pool(url, POOL_SIZE);
+    return PeerComparison.Peer.of(
+        FLOOR, name -> advisoryLocker(pool, name.hashCode()), pool::close);
+  }
+
+  private static Locker advisoryLocker(DataSource pool, long key) {
+    return new Locker() {
+      private @Nullable Connection connection;
+
+      @Override
+      public void acquire() throws SQLException {
+        Connection borrowed = pool.getConnection();
+        connection = borrowed;
+        call(borrowed, "SELECT pg_advisory_lock(?)", key);
+      }
+
+      @Override
+      public void release() throws SQLException {
+        Connection held = connection;
+        if (held == null) {
+          throw new IllegalStateException("not held");
+        }
+        connection = null;
+        try (held) {
+          if (!call(held, "SELECT pg_advisory_unlock(?)", key)) {
+            throw new IllegalStateException("pg_advisory_unlock found no lock " + key);
+          }
+        }
+      }
+    };
+  }
+
+  private static boolean call(Connection connection, String sql, long key) throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setLong(1, key);
+      try (ResultSet rows = statement.executeQuery()) {
+        rows.next();
+        // pg_advisory_lock returns void (read as an empty string), pg_advisory_unlock a boolean.
+        return !"f".equals(rows.getString(1));
+      }
+    }
+  }
+
+  private static PeerComparison.Peer shedLock(String url) {
+    HikariDataSource pool = pool(url, POOL_SIZE);
+    JdbcTemplateLockProvider provider =
+        new JdbcTemplateLockProvider(
+            JdbcTemplateLockProvider.Configuration.builder()
+                .withJdbcTemplate(new JdbcTemplate(pool))
+                .usingDbTime()
+                .build());
+    return PeerComparison.Peer.of(
+        SHEDLOCK,
+        name ->
+            new Locker() {
+              private @Nullable SimpleLock held;
+
+              @Override
+              public void acquire() {
+                long deadline = System.nanoTime() + WAIT.toNanos();
+                while (true) {
+                  Optional<SimpleLock> lock =
+                      provider.lock(
+                          new LockConfiguration(
+                              Instant.now(), name, SHEDLOCK_AT_MOST, Duration.ZERO));
+                  if (lock.isPresent()) {
+                    held = lock.get();
+                    return;
+                  }
+                  if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(
+                        "ShedLock did not grant " + name + " in " + WAIT);
+                  }
+                  Thread.onSpinWait();
+                }
+              }
+
+              @Override
+              public void release() {
+                SimpleLock lock = held;
+                if (lock == null) {
+                  throw new IllegalStateException("not held");
+                }
+                held = null;
+                lock.unlock();
+              }
+            },
+        pool::close);
+  }
+
+  /** Spring Integration's registry: one for all threads, or one per thread (registries > 1). */
+  private static PeerComparison.Peer spring(String label, String url, int registries) {
+    HikariDataSource pool = pool(url, POOL_SIZE);
+    List<JdbcLockRegistry> opened = new ArrayList<>();
+    List<DefaultLockRepository> repositories = new ArrayList<>();
+    for (int i = 0; i < registries; i++) {
+      DefaultLockRepository repository = new DefaultLockRepository(pool);
+      repository.setTransactionManager(new DataSourceTransactionManager(pool));
+      repository.afterPropertiesSet();
+      repository.afterSingletonsInstantiated();
+      repository.start();
+      repositories.add(repository);
+      opened.add(new JdbcLockRegistry(repository));
+    }
+    AtomicInteger next = new AtomicInteger();
+    return PeerComparison.Peer.of(
+        label,
+        name -> {
+          Lock lock = opened.get(next.getAndIncrement() % registries).obtain(name);
+          return Locker.lockUnlock(lock);
+        },
+        () -> {
+          repositories.forEach(DefaultLockRepository::close);
+          pool.close();
+        });
+  }
+}

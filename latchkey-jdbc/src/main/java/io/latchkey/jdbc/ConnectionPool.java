@@ -1,0 +1,159 @@
+package io.latchkey.jdbc;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.Properties;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The small pool of a backend opened from a URI: at most {@code maxSize} connections, made by
+ * {@link DriverManager} on demand and kept open between operations. Users who want a full pool
+ * (HikariCP) open the backend over their own data source instead.
+ *
+ * <p>Each connection is set to read committed when it is made, once: the backend's transactions
+ * need nothing else, and asking a connection for its isolation level costs a round trip on some
+ * drivers (and, on H2's TCP server, can fail inside the server under concurrency).
+ *
+ * <p>A connection that failed with an I/O error is closed, and so is every idle one: a server that
+ * restarted or a network that broke took them all, and finding that out one failed operation at a
+ * time would fail as many operations as the pool has connections.
+ */
+final class ConnectionPool implements ConnectionSource {
+  private final String url;
+  private final Properties properties;
+  private final int maxSize;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition returned = lock.newCondition();
+  private final Deque<Connection> idle = new ArrayDeque<>();
+  private int open;
+  private boolean closed;
+
+  ConnectionPool(String url, Properties properties, int maxSize) {
+    this.url = url;
+    this.properties = properties;
+    this.maxSize = maxSize;
+  }
+
+  @Override
+  public Connection borrow(long deadlineNanos) throws SQLException {
+    lock.lock();
+    try {
+      while (true) {
+        if (closed) {
+          throw new SQLException("the backend is closed", "08003");
+        }
+        Connection connection = idle.pollFirst();
+        if (connection != null) {
+          return connection;
+        }
+        if (open < maxSize) {
+          open++;
+          break;
+        }
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          throw new SQLTimeoutException(
+              "all " + maxSize + " connections of the pool are in use", "08001");
+        }
+        returned.awaitNanos(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("interrupted while waiting for a connection", "08001", e);
+    } finally {
+      lock.unlock();
+    }
+    try {
+      return readCommitted(DriverManager.getConnection(url, properties));
+    } catch (SQLException | RuntimeException e) {
+      lock.lock();
+      try {
+        open--;
+        returned.signal();
+      } finally {
+        lock.unlock();
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public OptionalInt isolation() {
+    return OptionalInt.of(Connection.TRANSACTION_READ_COMMITTED);
+  }
+
+  private static Connection readCommitted(Connection connection) throws SQLException {
+    try {
+      connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      return connection;
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  @Override
+  public void giveBack(Connection connection, boolean broken) {
+    List<Connection> toClose = new ArrayList<>();
+    lock.lock();
+    try {
+      if (broken || closed) {
+        toClose.add(connection);
+        toClose.addAll(idle);
+        idle.clear();
+        open -= toClose.size();
+        returned.signalAll();
+      } else {
+        idle.addFirst(connection);
+        returned.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+    toClose.forEach(ConnectionPool::closeQuietly);
+  }
+
+  @Override
+  public void close() {
+    List<Connection> toClose;
+    lock.lock();
+    try {
+      closed = true;
+      toClose = new ArrayList<>(idle);
+      idle.clear();
+      open -= toClose.size();
+      returned.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    toClose.forEach(ConnectionPool::closeQuietly);
+  }
+
+  /** Opens a connection outside the pool (the one that listens for notifications). */
+  Connection openDedicated() throws SQLException {
+    return DriverManager.getConnection(url, properties);
+  }
+
+  /** Aborts a connection that may be broken, ignoring failures: it is gone either way. */
+  static void closeQuietly(Connection connection) {
+    try {
+      // Abort rather than close: close() on a connection whose peer vanished can wait for the
+      // socket timeout.
+      connection.abort(Runnable::run);
+    } catch (SQLException | RuntimeException ignored) {
+      try {
+        connection.close();
+      } catch (SQLException alsoIgnored) {
+        // Nothing more to do: the connection is gone either way.
+      }
+    }
+  }
+}

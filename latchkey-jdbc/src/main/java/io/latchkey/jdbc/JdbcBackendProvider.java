@@ -1,0 +1,151 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.BackendProvider;
+import io.latchkey.spi.LatchkeyBackend;
+import java.net.URI;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Opens {@code jdbc:} URIs for {@link io.latchkey.Latchkey#connect(String)}: {@code
+ * jdbc:postgresql://}, {@code jdbc:mariadb://}, {@code jdbc:mysql://} and {@code jdbc:h2:}, with
+ * the driver of that database on the class path. Credentials go as {@code //user:password@host} or
+ * as the driver's own parameters; they are never shown in descriptions or messages.
+ *
+ * <p>Options, as parameters of the URI ({@code ?latchkey.mode=table&...} or, for H2, {@code
+ * ;latchkey.mode=table}), removed before the URL goes to the driver:
+ *
+ * <ul>
+ *   <li>{@code latchkey.mode}: {@code table} (the default), {@code advisory} or {@code row}
+ *       (PostgreSQL and MariaDB/MySQL only; see {@link JdbcMode});
+ *   <li>{@code latchkey.tablePrefix}: the prefix of the table names, {@code latchkey_} by default;
+ *   <li>{@code latchkey.createSchema}: {@code true} to create missing tables at open;
+ *   <li>{@code latchkey.poolSize}: the connections of the backend's own pool, 8 by default (in
+ *       advisory mode the pinned connection that holds the locks, and on PostgreSQL the one that
+ *       listens, come on top);
+ *   <li>{@code latchkey.holdConnections}: row mode only, how many locks a client holds at once,
+ *       each on a connection of its own while it is held, 16 by default (one more is refused at
+ *       once with {@link IllegalStateException}).
+ * </ul>
+ *
+ * For a pool of your own (HikariCP), use {@link JdbcBackend#builder(javax.sql.DataSource)}.
+ */
+public final class JdbcBackendProvider implements BackendProvider {
+  private static final int DEFAULT_POOL_SIZE = 8;
+  private static final Set<String> OPTIONS =
+      Set.of("mode", "tablePrefix", "createSchema", "poolSize", "holdConnections");
+
+  /** Called by {@link java.util.ServiceLoader}. */
+  public JdbcBackendProvider() {}
+
+  @Override
+  public boolean supportsScheme(String scheme) {
+    return "jdbc".equals(scheme);
+  }
+
+  @Override
+  public LatchkeyBackend open(URI uri, BackendContext context) {
+    JdbcUrl url = new JdbcUrl(uri.toString());
+    SqlDialect dialect = SqlDialect.ofUrl(url.driverUrl);
+    Map<String, String> options = url.options;
+    for (String option : options.keySet()) {
+      if (!OPTIONS.contains(option)) {
+        throw new IllegalArgumentException(
+            "unknown option 'latchkey."
+                + option
+                + "' in a jdbc: URI; the options are latchkey."
+                + String.join(", latchkey.", OPTIONS.stream().sorted().toList()));
+      }
+    }
+    JdbcMode mode = JdbcMode.parse(options.getOrDefault("mode", "table"));
+    String prefix =
+        TableSchema.checkedPrefix(options.getOrDefault("tablePrefix", TableSchema.DEFAULT_PREFIX));
+    boolean createSchema =
+        parseBoolean("createSchema", options.getOrDefault("createSchema", "false"));
+    int poolSize =
+        parseSize("poolSize", options.getOrDefault("poolSize", String.valueOf(DEFAULT_POOL_SIZE)));
+    int holdConnections =
+        parseSize(
+            "holdConnections",
+            options.getOrDefault(
+                "holdConnections", String.valueOf(JdbcBackend.DEFAULT_HOLD_CONNECTIONS)));
+    Properties properties = url.properties;
+    defaultTimeouts(dialect, url.driverUrl, properties, context);
+    ConnectionPool pool = new ConnectionPool(url.driverUrl, properties, poolSize);
+    // Row mode's holds: a pool of their own, so that held locks never take the operations'
+    // connections (it opens nothing until a lock is held).
+    ConnectionPool holds = new ConnectionPool(url.driverUrl, properties, holdConnections);
+    JdbcBackend.Settings settings =
+        new JdbcBackend.Settings(
+            mode, dialect, prefix, createSchema, holdConnections, JdbcUrl.redacted(url.driverUrl));
+    return JdbcBackend.open(settings, pool, holds, pool::openDedicated, context);
+  }
+
+  /**
+   * Bounds connecting by the operation timeout, unless the URL says otherwise, and names the
+   * application for the database's views of its sessions.
+   */
+  private static void defaultTimeouts(
+      SqlDialect dialect, String url, Properties properties, BackendContext context) {
+    String lower = url.toLowerCase(Locale.ROOT);
+    long millis = Math.max(1, context.operationTimeout().toMillis());
+    switch (dialect) {
+      case POSTGRESQL -> {
+        if (!lower.contains("connecttimeout=")) {
+          // In seconds, and 0 would mean none.
+          properties.setProperty(
+              "connectTimeout", String.valueOf(Math.max(1, (millis + 999) / 1000)));
+        }
+        if (!lower.contains("sockettimeout=")) {
+          // Bounds each read, the handshake of a new connection included (connectTimeout bounds
+          // only the TCP connect): a server that accepts and then stays silent would otherwise
+          // hold the thread that opens a connection for as long as TCP lets it. Each operation
+          // sets its own network timeout on top.
+          properties.setProperty(
+              "socketTimeout", String.valueOf(Math.max(1, (millis + 999) / 1000)));
+        }
+        if (!lower.contains("applicationname=")) {
+          properties.setProperty("ApplicationName", "latchkey");
+        }
+      }
+      case MARIADB -> {
+        if (!lower.contains("connecttimeout=")) {
+          properties.setProperty("connectTimeout", String.valueOf(millis));
+        }
+      }
+      case H2 -> {
+        // In-process or on the loopback: nothing to bound.
+      }
+    }
+  }
+
+  private static boolean parseBoolean(String option, String value) {
+    if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+      return Boolean.parseBoolean(value);
+    }
+    throw new IllegalArgumentException(
+        "latchkey." + option + " must be true or false, was '" + value + "'");
+  }
+
+  private static int parseSize(String option, String value) {
+    try {
+      int size = Integer.parseInt(value.trim());
+      if (size >= 1 && size <= JdbcBackend.MAX_CONNECTIONS) {
+        return size;
+      }
+    } catch (NumberFormatException notANumber) {
+      // Reported below.
+    }
+    throw new IllegalArgumentException(
+        "latchkey."
+            + option
+            + " must be a number from 1 to "
+            + JdbcBackend.MAX_CONNECTIONS
+            + ", was '"
+            + value
+            + "'");
+  }
+}

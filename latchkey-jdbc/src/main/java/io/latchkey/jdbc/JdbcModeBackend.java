@@ -1,0 +1,61 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.Feature;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.WakeupBus;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * What the backends of every mode share: the settings they were opened with, what they offer, and
+ * the wake-up channel (closed by the subclass with the rest).
+ */
+abstract class JdbcModeBackend implements LatchkeyBackend {
+  final JdbcBackend.Settings settings;
+  final JdbcWakeups wakeups;
+  private final Set<Feature> features;
+
+  /**
+   * @param settings what the backend was opened with
+   * @param features what it offers
+   * @param listenerConnections opens PostgreSQL's listening connection
+   * @param transactions the transactions that poll for wake-ups (not PostgreSQL)
+   * @param scheduler times the polls
+   */
+  JdbcModeBackend(
+      JdbcBackend.Settings settings,
+      Set<Feature> features,
+      PostgresWakeups.Opener listenerConnections,
+      Transactions transactions,
+      ScheduledExecutorService scheduler) {
+    this.settings = settings;
+    this.features = features;
+    this.wakeups =
+        new JdbcWakeups(
+            settings,
+            listenerConnections,
+            transactions,
+            new Sql(transactions.schema(), settings.dialect()),
+            scheduler);
+  }
+
+  @Override
+  public final String description() {
+    return settings.description();
+  }
+
+  @Override
+  public final String identity() {
+    return settings.identity();
+  }
+
+  @Override
+  public final Set<Feature> features() {
+    return features;
+  }
+
+  @Override
+  public final WakeupBus wakeups() {
+    return wakeups.bus();
+  }
+}

@@ -1,0 +1,184 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.spi.GrantEvents;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one connection on which a client of advisory mode holds its advisory locks, lent to one
+ * operation at a time. The database frees every advisory lock of a connection when it ends, so the
+ * connection is the client's session: when it breaks (an operation fails with an I/O error, or the
+ * periodic {@link #check} finds it dead: killed by an operator, a server restart, a network that
+ * broke), every grant of the client is reported lost at once ({@link GrantEvents#allLost}) and the
+ * connection is dropped. The next operation opens a new one, which first deletes the holder rows
+ * the old one left, so that they can never pass for holds of the new connection.
+ */
+final class PinnedSession implements ConnectionSource {
+  private static final Logger LOG = LoggerFactory.getLogger(PinnedSession.class);
+
+  /** Prepares a connection: a new one before any operation runs on it, or one about to close. */
+  @FunctionalInterface
+  interface Setup {
+    void prepare(Connection connection) throws SQLException;
+  }
+
+  private final PostgresWakeups.Opener opener;
+  private final Setup setup;
+  private final Setup teardown;
+  private final GrantEvents events;
+  private final String description;
+  private final ReentrantLock lent = new ReentrantLock();
+  private @Nullable Connection connection;
+  private volatile boolean closed;
+
+  /**
+   * @param opener opens a new connection
+   * @param setup prepares a new connection before any operation
+   * @param teardown runs before the connection is closed with the backend (a pooled connection
+   *     lives on)
+   * @param events where the loss of the connection is reported
+   * @param description the backend, for messages
+   */
+  PinnedSession(
+      PostgresWakeups.Opener opener,
+      Setup setup,
+      Setup teardown,
+      GrantEvents events,
+      String description) {
+    this.opener = opener;
+    this.setup = setup;
+    this.teardown = teardown;
+    this.events = events;
+    this.description = description;
+  }
+
+  @Override
+  public Connection borrow(long deadlineNanos) throws SQLException {
+    try {
+      if (!lent.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        throw new SQLTimeoutException(
+            "the pinned connection of advisory mode stayed busy with other operations", "08001");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("interrupted while waiting for the pinned connection", "08001", e);
+    }
+    try {
+      if (closed) {
+        throw new SQLException("the backend is closed", "08003");
+      }
+      Connection current = connection;
+      int secondsLeft =
+          (int) Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadlineNanos - System.nanoTime()));
+      if (current != null && !isValid(current, secondsLeft)) {
+        // Killed while idle (an operator, or another client's eviction): every hold on it is
+        // gone, and an operation on it would fail with an error that leaves its outcome unknown.
+        drop("it was found closed before an operation");
+        current = null;
+      }
+      if (current == null) {
+        current = opener.open();
+        try {
+          current.setAutoCommit(true);
+          setup.prepare(current);
+        } catch (SQLException | RuntimeException e) {
+          abortQuietly(current);
+          throw e;
+        }
+        connection = current;
+      }
+      return current;
+    } catch (SQLException | RuntimeException e) {
+      lent.unlock();
+      throw e;
+    }
+  }
+
+  @Override
+  public void giveBack(Connection returned, boolean broken) {
+    try {
+      if (broken && returned == connection) {
+        drop("an operation on it failed with a connection error");
+      }
+    } finally {
+      lent.unlock();
+    }
+  }
+
+  /**
+   * Checks that the connection lives (a round trip within {@code timeoutSeconds}); a dead one is
+   * dropped and its grants reported lost. Skipped while an operation uses the connection: that
+   * operation finds out itself. Runs on the blocking executor.
+   */
+  void check(int timeoutSeconds) {
+    if (closed || !lent.tryLock()) {
+      return;
+    }
+    try {
+      Connection current = connection;
+      if (current != null && !isValid(current, timeoutSeconds)) {
+        drop("the liveness check found it closed");
+      }
+    } finally {
+      lent.unlock();
+    }
+  }
+
+  private static boolean isValid(Connection connection, int timeoutSeconds) {
+    try {
+      return connection.isValid(timeoutSeconds);
+    } catch (SQLException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** Called with the connection lent to the caller. */
+  private void drop(String why) {
+    Connection dead = connection;
+    connection = null;
+    if (dead != null) {
+      abortQuietly(dead);
+    }
+    if (!closed) {
+      String reason =
+          "the connection that held the advisory locks of " + description + " ended: " + why;
+      LOG.warn("{}; every lock it held is lost", reason);
+      events.allLost(reason);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    lent.lock();
+    try {
+      Connection current = connection;
+      connection = null;
+      if (current != null) {
+        try {
+          teardown.prepare(current);
+        } catch (SQLException | RuntimeException e) {
+          LOG.debug("giving back the advisory locks before closing failed", e);
+        }
+        try {
+          // Closing ends the session (unless it is pooled), which frees its advisory locks.
+          current.close();
+        } catch (SQLException e) {
+          abortQuietly(current);
+        }
+      }
+    } finally {
+      lent.unlock();
+    }
+  }
+
+  private static void abortQuietly(Connection connection) {
+    ConnectionPool.closeQuietly(connection);
+  }
+}

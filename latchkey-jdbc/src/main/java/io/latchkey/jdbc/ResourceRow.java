@@ -1,0 +1,143 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.spi.ResourceType;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One resource's row, read with its row lock ({@code SELECT ... FOR UPDATE}), which serialises
+ * every operation on the resource: a name's fencing counter, a semaphore's count, a leased
+ * semaphore's total, a latch's count, and a lock's wait-queue counter and pending hand-off. Also
+ * carries the database's time, read once in the same transaction: every deadline the operation
+ * judges or writes is by that clock.
+ */
+final class ResourceRow {
+  final String key;
+  final String name;
+  final long now;
+  long fence;
+  @Nullable Long amount;
+  long queueSeq;
+  @Nullable String wokenOwner;
+  long wokenAt;
+  private final @Nullable Long amountBefore;
+  private final long fenceBefore;
+  private final long queueSeqBefore;
+  private final @Nullable String wokenOwnerBefore;
+  private final long wokenAtBefore;
+
+  private ResourceRow(
+      String key,
+      String name,
+      long now,
+      long fence,
+      @Nullable Long amount,
+      long queueSeq,
+      @Nullable String wokenOwner,
+      long wokenAt) {
+    this.key = key;
+    this.name = name;
+    this.now = now;
+    this.fence = fence;
+    this.amount = amount;
+    this.queueSeq = queueSeq;
+    this.wokenOwner = wokenOwner;
+    this.wokenAt = wokenAt;
+    this.fenceBefore = fence;
+    this.amountBefore = amount;
+    this.queueSeqBefore = queueSeq;
+    this.wokenOwnerBefore = wokenOwner;
+    this.wokenAtBefore = wokenAt;
+  }
+
+  /**
+   * Locks the resource's row until the transaction ends, creating it first if asked.
+   *
+   * @return the row, or null if it does not exist and {@code create} is false
+   */
+  static @Nullable ResourceRow lock(
+      Connection connection, Sql sql, ResourceType type, String name, boolean create)
+      throws SQLException {
+    String key = ResourceKeys.resource(type, name);
+    try (PreparedStatement select = connection.prepareStatement(sql.lockResource)) {
+      select.setString(1, key);
+      try (ResultSet rs = select.executeQuery()) {
+        if (rs.next()) {
+          String stored = rs.getString(1);
+          if (!name.equals(stored)) {
+            throw new IllegalStateException(
+                "two names share the key " + key + ": '" + name + "' and '" + stored + "'");
+          }
+          return new ResourceRow(
+              key,
+              name,
+              rs.getLong(7),
+              rs.getLong(2),
+              nullableLong(rs, 3),
+              rs.getLong(4),
+              rs.getString(5),
+              rs.getLong(6));
+        }
+      }
+    }
+    if (!create) {
+      return null;
+    }
+    // A concurrent transaction inserting the same row makes this one fail on the primary key;
+    // Transactions runs it again, and it then finds the row.
+    try (PreparedStatement insert = connection.prepareStatement(sql.insertResource)) {
+      insert.setString(1, key);
+      insert.setString(2, type.name());
+      insert.setString(3, name);
+      insert.executeUpdate();
+    }
+    return new ResourceRow(key, name, sql.now(connection), 0, null, 0, null, 0);
+  }
+
+  /**
+   * Takes the name's next fencing token: one more than the last, and at least the database's clock
+   * in milliseconds times 1000. The clock floor keeps tokens growing when the counter goes back: a
+   * server that lost its last commits (a crash with {@code synchronous_commit=off}, a fail-over to
+   * an asynchronous replica) would otherwise hand out a token again. Only a database clock that
+   * goes back defeats it (the same rule as Redis, docs/adr/0002-redis-fencing-tokens.md).
+   */
+  long nextToken() {
+    fence = Math.max(fence + 1, Math.multiplyExact(now, 1000L));
+    return fence;
+  }
+
+  /** Writes the row's fields back, if any changed. */
+  void save(Connection connection, Sql sql) throws SQLException {
+    boolean changed =
+        fence != fenceBefore
+            || !java.util.Objects.equals(amount, amountBefore)
+            || queueSeq != queueSeqBefore
+            || !java.util.Objects.equals(wokenOwner, wokenOwnerBefore)
+            || wokenAt != wokenAtBefore;
+    if (!changed) {
+      return;
+    }
+    try (PreparedStatement update = connection.prepareStatement(sql.updateResource)) {
+      update.setLong(1, fence);
+      if (amount == null) {
+        update.setNull(2, Types.BIGINT);
+      } else {
+        update.setLong(2, amount);
+      }
+      update.setLong(3, queueSeq);
+      update.setString(4, wokenOwner);
+      update.setLong(5, wokenAt);
+      update.setString(6, key);
+      update.executeUpdate();
+    }
+  }
+
+  private static @Nullable Long nullableLong(ResultSet rs, int column) throws SQLException {
+    long value = rs.getLong(column);
+    return rs.wasNull() ? null : value;
+  }
+}

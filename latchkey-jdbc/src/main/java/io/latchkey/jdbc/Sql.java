@@ -1,0 +1,185 @@
+package io.latchkey.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The statements of table mode for one schema (table prefix) and dialect. Names, owners and ids are
+ * always bound as parameters; only table names and the dialect's clock expression are part of the
+ * text.
+ */
+final class Sql {
+  final String now;
+  final String lockResource;
+  final String insertResource;
+  final String updateResource;
+  final String selectResource;
+  final String selectHolders;
+  final String insertHolder;
+  final String updateHolder;
+  final String deleteHolder;
+  final String selectQueue;
+  final String insertQueue;
+  final String updateQueue;
+  final String deleteQueue;
+  final String listHolders;
+  final String countQueues;
+  final String selectClients;
+  final String updateClient;
+  final String insertClient;
+  final String deleteClient;
+  final String holdersOfResource;
+  final String deleteExpiredHolders;
+  final String holderToken;
+  final String recordWakeup;
+  private final String resourcesTable;
+  private final String holdersTable;
+  final TableSchema schema;
+
+  Sql(TableSchema schema, SqlDialect dialect) {
+    this.schema = schema;
+    String r = schema.resources();
+    String h = schema.holders();
+    String q = schema.queue();
+    String c = schema.clients();
+    String clock = dialect.nowMillis();
+    now = "SELECT " + clock + (dialect == SqlDialect.MARIADB ? " FROM DUAL" : "");
+    lockResource =
+        "SELECT name, fence, amount, queue_seq, woken_owner, woken_at, "
+            + clock
+            + " FROM "
+            + r
+            + " WHERE res_key = ? FOR UPDATE";
+    insertResource =
+        "INSERT INTO "
+            + r
+            + " (res_key, kind, name, fence, amount, queue_seq, woken_owner, woken_at)"
+            + " VALUES (?, ?, ?, 0, NULL, 0, NULL, 0)";
+    updateResource =
+        "UPDATE "
+            + r
+            + " SET fence = ?, amount = ?, queue_seq = ?, woken_owner = ?, woken_at = ?"
+            + " WHERE res_key = ?";
+    selectResource = "SELECT amount, " + clock + " FROM " + r + " WHERE res_key = ?";
+    selectHolders =
+        "SELECT holder_id, client_id, shared_holds, exclusive_holds, expires_at, token FROM "
+            + h
+            + " WHERE res_key = ? ORDER BY token";
+    insertHolder =
+        "INSERT INTO "
+            + h
+            + " (res_key, holder_key, holder_id, client_id, shared_holds, exclusive_holds,"
+            + " expires_at, token) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    updateHolder =
+        "UPDATE "
+            + h
+            + " SET shared_holds = ?, exclusive_holds = ?, expires_at = ?"
+            + " WHERE res_key = ? AND holder_key = ?";
+    deleteHolder = "DELETE FROM " + h + " WHERE res_key = ? AND holder_key = ?";
+    selectQueue = "SELECT owner, mode, deadline FROM " + q + " WHERE res_key = ? ORDER BY arrival";
+    insertQueue =
+        "INSERT INTO "
+            + q
+            + " (res_key, holder_key, owner, mode, deadline, arrival) VALUES (?, ?, ?, ?, ?, ?)";
+    updateQueue =
+        "UPDATE " + q + " SET mode = ?, deadline = ? WHERE res_key = ? AND holder_key = ?";
+    deleteQueue = "DELETE FROM " + q + " WHERE res_key = ? AND holder_key = ?";
+    listHolders =
+        "SELECT r.name, h.holder_id, h.client_id, h.shared_holds, h.exclusive_holds,"
+            + " h.expires_at - ("
+            + clock
+            + "), h.token FROM "
+            + h
+            + " h JOIN "
+            + r
+            + " r ON r.res_key = h.res_key WHERE r.kind = 'LOCK' AND h.expires_at > ("
+            + clock
+            + ") ORDER BY r.name, h.token";
+    countQueues =
+        "SELECT r.name, COUNT(*) FROM "
+            + q
+            + " q JOIN "
+            + r
+            + " r ON r.res_key = q.res_key WHERE q.deadline > ("
+            + clock
+            + ") GROUP BY r.name";
+    selectClients =
+        "SELECT client_id, host, pid, started_at FROM "
+            + c
+            + " WHERE expires_at > ("
+            + clock
+            + ") ORDER BY client_id";
+    updateClient =
+        "UPDATE "
+            + c
+            + " SET host = ?, pid = ?, started_at = ?, expires_at = ("
+            + clock
+            + ") + ? WHERE client_id = ?";
+    insertClient =
+        "INSERT INTO "
+            + c
+            + " (client_id, host, pid, started_at, expires_at) VALUES (?, ?, ?, ?, ("
+            + clock
+            + ") + ?)";
+    deleteClient = "DELETE FROM " + c + " WHERE client_id = ?";
+    holdersOfResource =
+        "SELECT holder_id, expires_at, token FROM " + h + " WHERE res_key = ? AND expires_at > ?";
+    deleteExpiredHolders = "DELETE FROM " + h + " WHERE res_key = ? AND expires_at <= ?";
+    holdersTable = h;
+    resourcesTable = r;
+    recordWakeup =
+        "UPDATE "
+            + r
+            + " SET wake_seq = wake_seq + 1, wake_slots = ?, wake_owner = ? WHERE res_key = ?";
+    holderToken = "SELECT token FROM " + h + " WHERE res_key = ? AND holder_key = ?";
+  }
+
+  /**
+   * One statement that extends the leases of {@code grants} grants, each given as (res_key,
+   * holder_key, token), to at least the second parameter if they are alive at the first one.
+   */
+  String renew(int grants) {
+    return "UPDATE "
+        + holdersTable
+        + " SET expires_at = CASE WHEN expires_at > ? THEN expires_at ELSE ? END"
+        + " WHERE expires_at > ? AND (res_key, holder_key, token) IN ("
+        + rowValues(grants)
+        + ")";
+  }
+
+  /**
+   * Which of {@code grants} grants, given as (res_key, holder_key, token), are alive at the first
+   * parameter.
+   */
+  String alive(int grants) {
+    return "SELECT res_key, holder_key, token FROM "
+        + holdersTable
+        + " WHERE expires_at > ? AND (res_key, holder_key, token) IN ("
+        + rowValues(grants)
+        + ")";
+  }
+
+  /** The last wake-up of each of {@code resources} resources, given by key. */
+  String readWakeups(int resources) {
+    return "SELECT res_key, wake_seq, wake_slots, wake_owner FROM "
+        + resourcesTable
+        + " WHERE res_key IN ("
+        + String.join(", ", java.util.Collections.nCopies(resources, "?"))
+        + ")";
+  }
+
+  private static String rowValues(int rows) {
+    return String.join(", ", java.util.Collections.nCopies(rows, "(?, ?, ?)"));
+  }
+
+  /** The database's time, in milliseconds since the epoch. */
+  long now(Connection connection) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet rs = statement.executeQuery(now)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}

@@ -1,0 +1,248 @@
+package io.latchkey.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Runs each backend operation as one short transaction on a connection of its own, off the engine's
+ * threads.
+ *
+ * <p>At most once (the SPI's contract): a transaction the database rolled back by itself (a
+ * deadlock, a serialization failure, a lock wait that timed out, the unique key of a resource row
+ * that another transaction inserted first) was not applied, so it runs again, with a short jittered
+ * pause, for as long as the operation's time lasts. Any other failure is the operation's answer:
+ * after an I/O error nobody knows whether the commit happened. An operation whose time passed
+ * before it could start (no connection was free) is not sent at all. The connection's network
+ * timeout is the operation's time left, so that a database that stops answering frees the thread
+ * soon after the engine gave up.
+ */
+final class Transactions {
+  private static final long MAX_RETRY_PAUSE_MILLIS = 20;
+
+  /** The statements of one operation, run inside its transaction. */
+  @FunctionalInterface
+  interface Work<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  /** Statements without an answer, run inside the operation's transaction. */
+  @FunctionalInterface
+  interface Statements {
+    void run(Connection connection) throws SQLException;
+  }
+
+  private static final int UNKNOWN_ISOLATION = -1;
+
+  private final ConnectionSource connections;
+  private volatile int sourceIsolation = UNKNOWN_ISOLATION;
+  private final SqlDialect dialect;
+  private final TableSchema schema;
+  private final long timeoutNanos;
+  private final Executor executor;
+
+  Transactions(
+      ConnectionSource connections,
+      SqlDialect dialect,
+      TableSchema schema,
+      Duration operationTimeout,
+      Executor executor) {
+    this.connections = connections;
+    this.dialect = dialect;
+    this.schema = schema;
+    this.timeoutNanos = operationTimeout.toNanos();
+    this.executor = executor;
+  }
+
+  SqlDialect dialect() {
+    return dialect;
+  }
+
+  TableSchema schema() {
+    return schema;
+  }
+
+  /**
+   * @param operation what is done, for messages
+   * @param work the statements
+   * @return completes with the work's result once committed, or fails with the cause
+   */
+  <T> CompletionStage<T> submit(String operation, Work<T> work) {
+    long deadline = System.nanoTime() + timeoutNanos;
+    return CompletableFuture.supplyAsync(() -> runUntil(operation, work, deadline), executor);
+  }
+
+  /**
+   * @param operation what is done, for messages
+   * @param statements the statements
+   * @return completes once committed, or fails with the cause
+   */
+  CompletionStage<Void> execute(String operation, Statements statements) {
+    return submit(
+            operation,
+            c -> {
+              statements.run(c);
+              return Boolean.TRUE;
+            })
+        .thenApply(done -> null);
+  }
+
+  /** Runs the work on the calling thread (for opening, closing and tests). */
+  <T> T runUntil(String operation, Work<T> work, long deadlineNanos) {
+    for (int attempt = 1; ; attempt++) {
+      if (deadlineNanos - System.nanoTime() <= 0) {
+        throw new CompletionException(
+            new TimeoutException(
+                operation + " was not sent: its time ran out before it could start"));
+      }
+      try {
+        return runOnce(work, deadlineNanos);
+      } catch (SQLException e) {
+        if (dialect.isMissingTable(e)) {
+          throw new CompletionException(schema.missing(e));
+        }
+        if (e instanceof SQLTimeoutException timedOut) {
+          throw new CompletionException(ranOutOfTime(timedOut));
+        }
+        if (!dialect.isRetryable(e)) {
+          throw new CompletionException(e);
+        }
+        long pause =
+            ThreadLocalRandom.current().nextLong(1, Math.min(MAX_RETRY_PAUSE_MILLIS, attempt) + 1);
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pause));
+      }
+    }
+  }
+
+  /**
+   * A driver's timeout (no connection free in time, a query timeout) as the SPI's way of saying
+   * that the operation's time ran out. A socket read timeout keeps the driver's exception: its
+   * cause already says so.
+   */
+  private static TimeoutException ranOutOfTime(SQLTimeoutException e) {
+    TimeoutException timeout = new TimeoutException(e.getMessage());
+    timeout.initCause(e);
+    return timeout;
+  }
+
+  private <T> T runOnce(Work<T> work, long deadlineNanos) throws SQLException {
+    Connection connection = connections.borrow(deadlineNanos);
+    boolean broken = false;
+    try {
+      boolean autoCommit = connection.getAutoCommit();
+      if (autoCommit) {
+        connection.setAutoCommit(false);
+      }
+      int isolation = isolationOf(connection);
+      if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      }
+      int networkTimeout = setNetworkTimeout(connection, deadlineNanos);
+      try {
+        T result = work.run(connection);
+        connection.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        broken = isBroken(e);
+        if (!broken) {
+          rollbackQuietly(connection);
+        }
+        throw e;
+      } finally {
+        if (!broken) {
+          restore(connection, autoCommit, isolation, networkTimeout);
+        }
+      }
+    } catch (SQLException e) {
+      broken = broken || isBroken(e);
+      throw e;
+    } finally {
+      connections.giveBack(connection, broken);
+    }
+  }
+
+  /**
+   * The isolation level of the source's connections, asked of the first connection only: reading it
+   * is a round trip on PostgreSQL's driver, and on H2's TCP server a query of its sessions table
+   * that can fail inside the server under concurrency.
+   */
+  private int isolationOf(Connection connection) throws SQLException {
+    int known = sourceIsolation;
+    if (known == UNKNOWN_ISOLATION) {
+      known = connections.isolation().orElse(UNKNOWN_ISOLATION);
+      if (known == UNKNOWN_ISOLATION) {
+        known = connection.getTransactionIsolation();
+      }
+      sourceIsolation = known;
+    }
+    return known;
+  }
+
+  /** Sets the network timeout to the time left; answers the one to restore, or -1. */
+  private static int setNetworkTimeout(Connection connection, long deadlineNanos)
+      throws SQLException {
+    long leftMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+    try {
+      int before = connection.getNetworkTimeout();
+      connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, leftMillis));
+      return before;
+    } catch (SQLFeatureNotSupportedException | UnsupportedOperationException notOverTheNetwork) {
+      // An in-process database (H2 embedded) has no network to time out.
+      return -1;
+    }
+  }
+
+  private static void restore(
+      Connection connection, boolean autoCommit, int isolation, int networkTimeout)
+      throws SQLException {
+    if (networkTimeout >= 0) {
+      connection.setNetworkTimeout(Runnable::run, networkTimeout);
+    }
+    if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+      connection.setTransactionIsolation(isolation);
+    }
+    if (autoCommit) {
+      connection.setAutoCommit(true);
+    }
+  }
+
+  private static void rollbackQuietly(Connection connection) {
+    try {
+      connection.rollback();
+    } catch (SQLException ignored) {
+      // The database rolls back an unfinished transaction itself when the connection ends.
+    }
+  }
+
+  /** Whether a failure leaves the connection unusable (it is closed rather than pooled). */
+  static boolean isBroken(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLNonTransientConnectionException
+          || t instanceof SQLTransientConnectionException
+          || t instanceof SQLRecoverableException
+          || t instanceof SQLTimeoutException
+          || t instanceof java.io.IOException) {
+        return true;
+      }
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

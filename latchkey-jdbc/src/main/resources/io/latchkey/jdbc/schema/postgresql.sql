@@ -1,0 +1,72 @@
+-- latchkey-jdbc, table mode: the schema for PostgreSQL (10 or later).
+-- Hand this file to Flyway or Liquibase as it is, or let latchkey create it (createSchema=true).
+-- Another table prefix: replace every "latchkey_" below by it, and give latchkey the same prefix.
+-- res_key and holder_key are SHA-256 digests (hex) of the resource kind and name, and of the holder
+-- id: names of any alphabet are keys of one fixed width, compared byte for byte.
+-- Times (expires_at, deadline, woken_at) are milliseconds since the epoch by the database's clock.
+-- wake_seq, wake_slots and wake_owner carry the last wake-up of a resource to the clients that poll
+-- for wake-ups (MariaDB, H2; PostgreSQL uses NOTIFY and leaves them alone).
+
+CREATE TABLE IF NOT EXISTS latchkey_resources (
+  res_key     CHAR(64)      NOT NULL PRIMARY KEY,
+  kind        VARCHAR(16)   NOT NULL,
+  name        VARCHAR(255)  NOT NULL,
+  fence       BIGINT        NOT NULL,
+  amount      BIGINT,
+  queue_seq   BIGINT        NOT NULL,
+  woken_owner VARCHAR(1024),
+  woken_at    BIGINT,
+  wake_seq    BIGINT        NOT NULL DEFAULT 0,
+  wake_slots  INTEGER       NOT NULL DEFAULT 0,
+  wake_owner  VARCHAR(1024)
+);
+
+CREATE TABLE IF NOT EXISTS latchkey_holders (
+  res_key         CHAR(64)      NOT NULL,
+  holder_key      CHAR(64)      NOT NULL,
+  holder_id       VARCHAR(1024) NOT NULL,
+  client_id       VARCHAR(255)  NOT NULL,
+  shared_holds    INTEGER       NOT NULL,
+  exclusive_holds INTEGER       NOT NULL,
+  expires_at      BIGINT        NOT NULL,
+  token           BIGINT        NOT NULL,
+  PRIMARY KEY (res_key, holder_key)
+);
+
+CREATE TABLE IF NOT EXISTS latchkey_queue (
+  res_key    CHAR(64)      NOT NULL,
+  holder_key CHAR(64)      NOT NULL,
+  owner      VARCHAR(1024) NOT NULL,
+  mode       CHAR(1)       NOT NULL,
+  deadline   BIGINT        NOT NULL,
+  arrival    BIGINT        NOT NULL,
+  PRIMARY KEY (res_key, holder_key)
+);
+
+CREATE TABLE IF NOT EXISTS latchkey_clients (
+  client_id  VARCHAR(255) NOT NULL PRIMARY KEY,
+  host       VARCHAR(255) NOT NULL,
+  pid        BIGINT       NOT NULL,
+  started_at BIGINT       NOT NULL,
+  expires_at BIGINT       NOT NULL
+);
+
+-- Advisory mode only: which lock (res_key) claimed each 64-bit advisory key first, so that two
+-- names whose keys collide are never silently one lock (the second is refused).
+CREATE TABLE IF NOT EXISTS latchkey_advisory_keys (
+  lock_key BIGINT       NOT NULL PRIMARY KEY,
+  res_key  CHAR(64)     NOT NULL,
+  name     VARCHAR(255) NOT NULL
+);
+
+-- Row mode only: one row per hold, locked (SELECT ... FOR UPDATE by primary key) by a transaction
+-- that stays open on a connection of its own for as long as the hold lasts. A holder whose rows
+-- nobody locks has ended. session_id is that connection's pg_backend_pid(), for an operator's evict.
+CREATE TABLE IF NOT EXISTS latchkey_row_locks (
+  res_key    CHAR(64)     NOT NULL,
+  hold_id    CHAR(32)     NOT NULL,
+  token      BIGINT       NOT NULL,
+  client_id  VARCHAR(255) NOT NULL,
+  session_id BIGINT       NOT NULL,
+  PRIMARY KEY (res_key, hold_id)
+);

@@ -1,0 +1,71 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.Feature;
+import io.latchkey.spi.BackendFactory;
+import io.latchkey.testkit.BackendFixture;
+import java.net.URI;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The conformance kit's view of a database that a test class started, in table, advisory or row
+ * mode.
+ */
+final class JdbcFixtures {
+  private JdbcFixtures() {}
+
+  /**
+   * @param name the fixture's name in reports
+   * @param uri the latchkey URI of the database, read when a client opens
+   * @param pushesWakeups whether the database pushes wake-ups (PostgreSQL)
+   * @return a fixture reachable from worker JVMs by its URI
+   */
+  static BackendFixture tableMode(String name, Supplier<String> uri, boolean pushesWakeups) {
+    return fixture(name, uri, TableBackend.features(pushesWakeups));
+  }
+
+  /**
+   * @param name the fixture's name in reports
+   * @param uri the latchkey URI of the database in advisory mode, read when a client opens
+   * @param dialect the database
+   * @return a fixture reachable from worker JVMs by its URI
+   */
+  static BackendFixture advisoryMode(String name, Supplier<String> uri, SqlDialect dialect) {
+    return fixture(name, uri, ConnectionBoundBackend.features(JdbcMode.ADVISORY, dialect));
+  }
+
+  /**
+   * @param name the fixture's name in reports
+   * @param uri the latchkey URI of the database in row mode, read when a client opens
+   * @param dialect the database
+   * @return a fixture reachable from worker JVMs by its URI
+   */
+  static BackendFixture rowMode(String name, Supplier<String> uri, SqlDialect dialect) {
+    return fixture(name, uri, ConnectionBoundBackend.features(JdbcMode.ROW, dialect));
+  }
+
+  private static BackendFixture fixture(String name, Supplier<String> uri, Set<Feature> declared) {
+    return new BackendFixture() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public BackendFactory backend() {
+        return context -> new JdbcBackendProvider().open(URI.create(uri.get()), context);
+      }
+
+      @Override
+      public Set<Feature> features() {
+        return declared;
+      }
+
+      @Override
+      public Optional<String> uri() {
+        return Optional.of(uri.get());
+      }
+    };
+  }
+}

@@ -1,0 +1,76 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.servers.MariaDbTestServer;
+import io.latchkey.testkit.BackendFixture;
+import io.latchkey.testkit.ConformanceKit;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The whole conformance kit on a MariaDB server that the test starts, in table mode and (nested) in
+ * advisory and row modes.
+ */
+class MariaDbConformanceTest extends ConformanceKit {
+  private static @Nullable MariaDbTestServer server;
+
+  @BeforeAll
+  static void startMariaDb() {
+    server = MariaDbTestServer.start();
+  }
+
+  @AfterAll
+  static void stopMariaDb() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private static String uri() {
+    if (server == null) {
+      throw new IllegalStateException("MariaDB has not been started");
+    }
+    return server.jdbcUrl() + "&latchkey.createSchema=true";
+  }
+
+  private static final BackendFixture MARIADB =
+      JdbcFixtures.tableMode("mariadb-table", MariaDbConformanceTest::uri, false);
+
+  /** Advisory mode on the same server, on tables of its own: modes never share a prefix. */
+  private static final BackendFixture MARIADB_ADVISORY =
+      JdbcFixtures.advisoryMode(
+          "mariadb-advisory",
+          () -> uri() + "&latchkey.mode=advisory&latchkey.tablePrefix=advisory_",
+          SqlDialect.MARIADB);
+
+  /** Row mode on the same server, on tables of its own. */
+  private static final BackendFixture MARIADB_ROW =
+      JdbcFixtures.rowMode(
+          "mariadb-row",
+          () -> uri() + "&latchkey.mode=row&latchkey.tablePrefix=row_",
+          SqlDialect.MARIADB);
+
+  @Override
+  protected BackendFixture fixture() {
+    return MARIADB;
+  }
+
+  /** The whole kit again, in advisory mode. */
+  @Nested
+  class Advisory extends ConformanceKit {
+    @Override
+    protected BackendFixture fixture() {
+      return MARIADB_ADVISORY;
+    }
+  }
+
+  /** The whole kit again, in row mode. */
+  @Nested
+  class Row extends ConformanceKit {
+    @Override
+    protected BackendFixture fixture() {
+      return MARIADB_ROW;
+    }
+  }
+}

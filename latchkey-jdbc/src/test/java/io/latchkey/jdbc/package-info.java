@@ -1,0 +1,4 @@
+@NullMarked
+package io.latchkey.jdbc;
+
+import org.jspecify.annotations.NullMarked;

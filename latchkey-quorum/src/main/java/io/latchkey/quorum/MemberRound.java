@@ -1,0 +1,192 @@
+package io.latchkey.quorum;
+
+import io.latchkey.BackendTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call to each of some members, sent at once, that completes as soon as its {@code enough} test
+ * says the outcome is known (a majority granted, or can no longer), or every member answered, or
+ * the member timeout passed (the members still out count as failed). An answer that arrives after
+ * the round completed goes to its {@code late} consumer, so that a grant nobody counted is undone
+ * exactly once (ADR 0007). After completion the round does not change.
+ *
+ * @param <T> the answer of one member
+ */
+final class MemberRound<T> {
+  private final List<QuorumMember> members;
+  private final List<@Nullable T> answers;
+  private final List<@Nullable Throwable> failures;
+  private final CompletableFuture<MemberRound<T>> completion = new CompletableFuture<>();
+  private final Predicate<MemberRound<T>> enough;
+  private final BiConsumer<QuorumMember, T> late;
+  private @Nullable ScheduledFuture<?> timer;
+  private int outstanding;
+  private boolean closed;
+
+  private MemberRound(
+      List<QuorumMember> members,
+      Predicate<MemberRound<T>> enough,
+      BiConsumer<QuorumMember, T> late) {
+    this.members = List.copyOf(members);
+    this.answers = new ArrayList<>(members.size());
+    this.failures = new ArrayList<>(members.size());
+    for (int i = 0; i < members.size(); i++) {
+      answers.add(null);
+      failures.add(null);
+    }
+    this.outstanding = members.size();
+    this.enough = enough;
+    this.late = late;
+  }
+
+  /**
+   * @param members the members to call, each once
+   * @param call the call of one member
+   * @param timeoutMillis the bound on the round
+   * @param scheduler runs the bound's timer
+   * @param enough whether the answers so far decide the round (tested under the round's lock)
+   * @param late receives answers that arrive after the round completed
+   * @return the round, once complete
+   */
+  static <T> CompletableFuture<MemberRound<T>> start(
+      List<QuorumMember> members,
+      Function<QuorumMember, CompletionStage<T>> call,
+      long timeoutMillis,
+      ScheduledExecutorService scheduler,
+      Predicate<MemberRound<T>> enough,
+      BiConsumer<QuorumMember, T> late) {
+    MemberRound<T> round = new MemberRound<>(members, enough, late);
+    if (members.isEmpty()) {
+      round.completion.complete(round);
+      return round.completion;
+    }
+    synchronized (round) {
+      round.timer = scheduler.schedule(round::timeOut, timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+    for (int i = 0; i < round.members.size(); i++) {
+      int slot = i;
+      call.apply(round.members.get(i))
+          .whenComplete((answer, failure) -> round.arrived(slot, answer, failure));
+    }
+    return round.completion;
+  }
+
+  /** Waits for every member (or the bound): nothing decides early. */
+  static <T> boolean all(MemberRound<T> round) {
+    return false;
+  }
+
+  /** Drops a late answer. */
+  static <T> void ignore(QuorumMember member, T answer) {}
+
+  private void arrived(int slot, @Nullable T answer, @Nullable Throwable failure) {
+    boolean complete;
+    synchronized (this) {
+      if (closed) {
+        complete = false;
+      } else {
+        if (failure != null || answer == null) {
+          failures.set(slot, failure != null ? failure : new IllegalStateException("no answer"));
+        } else {
+          answers.set(slot, answer);
+        }
+        outstanding--;
+        complete = outstanding == 0 || enough.test(this);
+        if (complete) {
+          close();
+        }
+      }
+    }
+    if (complete) {
+      completion.complete(this);
+    } else if (answer != null && failure == null && isClosed()) {
+      late.accept(members.get(slot), answer);
+    }
+  }
+
+  private void timeOut() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      for (int i = 0; i < members.size(); i++) {
+        if (answers.get(i) == null && failures.get(i) == null) {
+          failures.set(
+              i,
+              new BackendTimeoutException(
+                  members.get(i).description() + " did not answer in time"));
+        }
+      }
+      outstanding = 0;
+      close();
+    }
+    completion.complete(this);
+  }
+
+  private void close() {
+    closed = true;
+    if (timer != null) {
+      timer.cancel(false);
+    }
+  }
+
+  private synchronized boolean isClosed() {
+    return closed;
+  }
+
+  int size() {
+    return members.size();
+  }
+
+  QuorumMember member(int slot) {
+    return members.get(slot);
+  }
+
+  synchronized @Nullable T answer(int slot) {
+    return answers.get(slot);
+  }
+
+  synchronized @Nullable Throwable failure(int slot) {
+    return failures.get(slot);
+  }
+
+  synchronized boolean pending(int slot) {
+    return answers.get(slot) == null && failures.get(slot) == null;
+  }
+
+  synchronized int pendingCount() {
+    return outstanding;
+  }
+
+  synchronized int answeredCount() {
+    int answered = 0;
+    for (T answer : answers) {
+      if (answer != null) {
+        answered++;
+      }
+    }
+    return answered;
+  }
+
+  /**
+   * @return the first failure, for messages
+   */
+  synchronized @Nullable Throwable anyFailure() {
+    for (Throwable failure : failures) {
+      if (failure != null) {
+        return failure;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,405 @@
+package io.latchkey.quorum;
+
+import io.latchkey.Feature;
+import io.latchkey.HolderInfo;
+import io.latchkey.LockInfo;
+import io.latchkey.UnsupportedFeatureException;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.FenceStore.Epoch;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.ResourceType;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquire attempt of the quorum (Redlock's steps, docs/adr/0009-quorum-fencing.md):
+ *
+ * <ol>
+ *   <li>Send the attempt to every member at once, each followed on the same connection by a read of
+ *       the member's epoch record. A member's grant <em>counts</em> if its epoch record exists and
+ *       is not quarantined (a member that restarted without its data is empty or quarantined).
+ *   <li>As soon as a majority counts, or can no longer, decide. Not granted: every member grant is
+ *       undone, and the answer is "busy" with a random delay after a split vote.
+ *   <li>Granted, as a re-entry (a majority re-entered the grant this client holds): the grant's
+ *       token. A new grant: the token is the largest member value {@code epoch × 2^53 + member
+ *       token} among the members that count; every counting member below it is raised to it (its
+ *       lock's fencing counter and its epoch) until a majority has it, before the grant is handed
+ *       out. That is what makes the next grant's token larger, whoever makes it.
+ *   <li>The validity is the lease less the time taken less the drift allowance; a grant with none
+ *       left is undone.
+ *   <li>A waiter is queued on every member or on none: when the attempt is granted, or was a split
+ *       vote, it leaves the queue of each member that did not grant it (below).
+ *   <li>A majority re-entering a grant of this owner that another client made (an owner token from
+ *       another process; the members' holder records name the client) is undone and refused with
+ *       {@link UnsupportedFeatureException}: that grant's token lives in the client that made it.
+ * </ol>
+ *
+ * <p>Why a waiter leaves the queues of the members that did not grant it. Each member keeps its own
+ * wait queue (the order in which attempts reached it) and, when a release frees the lock, keeps it
+ * for its queue head for a hand-off ({@link io.latchkey.spi.LockRequest}). A member grant dequeues
+ * the owner there; were it left queued on the others, a split vote would put it at the tail on some
+ * members and leave it near the head on others, and a quorum grant would leave a stale place that
+ * soon heads those queues. The members' queues would then disagree on their heads, each member
+ * would keep the freed lock for another woken waiter, and no waiter could win a majority until
+ * those hand-offs ran out: measured with 12 threads of 3 clients on five redis-servers, about one
+ * grant a second, and the kit's stress tests timed out. Queued everywhere or nowhere, the members'
+ * queues keep the same order, and their heads agree.
+ *
+ * <p>Answers that arrive after a round was decided are attached to the grant, or undone once.
+ */
+final class QuorumAcquisition {
+  /**
+   * The bits of a quorum token that hold a member's own token; the epoch is above them. 53 bits
+   * hold Redis's tokens, which follow its clock in microseconds (ADR 0002), until the year 2255;
+   * the 10 bits above them, 1023 epochs: as many losses of a member's data.
+   */
+  static final int MEMBER_TOKEN_BITS = 53;
+
+  static final long MAX_EPOCH = (1L << (63 - MEMBER_TOKEN_BITS)) - 1;
+
+  static final long MEMBER_TOKEN_MASK = (1L << MEMBER_TOKEN_BITS) - 1;
+
+  /** A member's answer: its acquire answer and its epoch record, or null if that read failed. */
+  record Vote(AcquireResult answer, @Nullable Epoch epoch) {
+    boolean counts() {
+      return answer.isGranted() && epoch != null && !epoch.isEmpty() && !epoch.isQuarantined();
+    }
+
+    /** The member's value of this grant: its epoch above its own token. */
+    long value() {
+      long memberToken = answer.fencingToken();
+      if (epoch == null || memberToken > MEMBER_TOKEN_MASK || epoch.value() > MAX_EPOCH) {
+        throw new IllegalStateException(
+            "a member's fencing token "
+                + memberToken
+                + " or epoch "
+                + (epoch == null ? "(unknown)" : epoch.value())
+                + " is past the quorum's bounds (2^53, 1023): docs/adr/0009-quorum-fencing.md");
+      }
+      return (epoch.value() << MEMBER_TOKEN_BITS) | memberToken;
+    }
+  }
+
+  private final QuorumBackend quorum;
+  private final LockRequest request;
+  private final HolderRef holder;
+  private final long startedNanos = System.nanoTime();
+  private final List<LateVote> lateVotes = new ArrayList<>();
+  private boolean resolved;
+  private @Nullable QuorumGrant grant;
+
+  private record LateVote(QuorumMember member, Vote vote) {}
+
+  QuorumAcquisition(QuorumBackend quorum, LockRequest request) {
+    this.quorum = quorum;
+    this.request = request;
+    this.holder = new HolderRef(ResourceType.LOCK, request.name(), request.owner());
+  }
+
+  CompletionStage<AcquireResult> start() {
+    return MemberRound.start(
+            quorum.members(),
+            this::vote,
+            quorum.memberTimeoutMillis(),
+            quorum.scheduler(),
+            this::decided,
+            this::lateVote)
+        .thenCompose(this::decide)
+        .whenComplete((result, failure) -> resolve(result));
+  }
+
+  private CompletionStage<Vote> vote(QuorumMember member) {
+    CompletionStage<AcquireResult> acquire = member.call(b -> b.locks().tryAcquire(request));
+    // Sent right after the attempt, on the same connection: it reads the epoch as it was after it.
+    CompletionStage<Epoch> epoch = member.fences(fences -> fences.epoch(0, 0));
+    return acquire.thenCompose(
+        answer ->
+            epoch.handle(
+                (read, failure) -> {
+                  if (read != null) {
+                    member.observe(read);
+                  }
+                  return new Vote(answer, failure == null ? read : null);
+                }));
+  }
+
+  private boolean decided(MemberRound<Vote> round) {
+    int counted = 0;
+    for (int i = 0; i < round.size(); i++) {
+      Vote vote = round.answer(i);
+      if (vote != null && vote.counts()) {
+        counted++;
+      }
+    }
+    return counted >= quorum.majority() || counted + round.pendingCount() < quorum.majority();
+  }
+
+  private CompletionStage<AcquireResult> decide(MemberRound<Vote> round) {
+    List<Integer> counted = new ArrayList<>();
+    int answered = 0;
+    int upgradeRefused = 0;
+    int granted = 0;
+    List<Long> busyRetries = new ArrayList<>();
+    boolean sawEmpty = false;
+    for (int i = 0; i < round.size(); i++) {
+      Vote vote = round.answer(i);
+      if (vote == null) {
+        continue;
+      }
+      answered++;
+      if (vote.epoch() != null && vote.epoch().isEmpty()) {
+        sawEmpty = true;
+      }
+      switch (vote.answer().status()) {
+        case GRANTED -> {
+          granted++;
+          if (vote.counts()) {
+            counted.add(i);
+          }
+        }
+        case BUSY -> busyRetries.add(vote.answer().retryAfterMillis());
+        case UPGRADE_REFUSED -> upgradeRefused++;
+      }
+    }
+    if (sawEmpty) {
+      // In the background: the seeded members count from a later attempt on.
+      CompletableFuture<Void> unused = quorum.seedEmptyMembers();
+    }
+    if (counted.size() >= quorum.majority()) {
+      return granted(round, counted);
+    }
+    undoAll(round);
+    if (answered + round.pendingCount() < quorum.majority()) {
+      return CompletableFuture.failedFuture(
+          quorum.unavailable(
+              answered, "acquire lock '" + request.name() + "'", round.anyFailure()));
+    }
+    if (upgradeRefused > 0) {
+      return CompletableFuture.completedFuture(AcquireResult.upgradeRefused());
+    }
+    if (granted > 0) {
+      leaveQueueWhereRefused(round);
+      // A split vote (or members in quarantine): try again after a random delay, so that
+      // competing clients do not split the members again.
+      return CompletableFuture.completedFuture(AcquireResult.busy(quorum.randomRetryDelay()));
+    }
+    return CompletableFuture.completedFuture(AcquireResult.busy(retryAfter(busyRetries)));
+  }
+
+  /** When a majority may be free: the majority-th earliest end of the members' obstacles. */
+  private long retryAfter(List<Long> busyRetries) {
+    List<Long> known = new ArrayList<>();
+    for (long retry : busyRetries) {
+      if (retry >= 0) {
+        known.add(retry);
+      }
+    }
+    if (known.isEmpty()) {
+      return -1;
+    }
+    Collections.sort(known);
+    return known.get(Math.min(quorum.majority(), known.size()) - 1);
+  }
+
+  private CompletionStage<AcquireResult> granted(MemberRound<Vote> round, List<Integer> counted) {
+    QuorumGrant held = quorum.grants().get(holder);
+    if (held != null && !held.ended() && isReentry(round, counted, held)) {
+      return handOut(round, held, 1);
+    }
+    if ((held == null || held.ended()) && reenteredByMajority(round, counted)) {
+      // A grant of this owner that this client does not hold: another client's (an owner token
+      // that travelled), or this client's own that it is still undoing or gave up on. Whose it is
+      // the members' holder records say; the rare case costs a round trip.
+      return quorum
+          .inspect(request.name())
+          // Members that cannot say leave it as it was before: a new grant.
+          .exceptionally(failure -> Optional.empty())
+          .thenCompose(
+              info -> {
+                if (madeByAnotherClient(info.orElse(null))) {
+                  // Its quorum token lives in that client, and the members' own tokens do not give
+                  // it back (they are not in step): no token this client could name is the grant's.
+                  undoAll(round);
+                  return CompletableFuture.failedFuture(
+                      new UnsupportedFeatureException(
+                          Feature.REMOTE_OWNER_TOKENS,
+                          quorum.description()
+                              + " (an owner token re-enters only grants its own client made:"
+                              + " docs/backends/quorum.md)"));
+                }
+                return newGrant(round, counted);
+              });
+    }
+    return newGrant(round, counted);
+  }
+
+  private boolean madeByAnotherClient(@Nullable LockInfo info) {
+    if (info == null) {
+      return false;
+    }
+    for (HolderInfo holder : info.holders()) {
+      if (holder.owner().equals(request.owner()) && holder.mode() == request.mode()) {
+        return !holder.clientId().equals(quorum.clientId());
+      }
+    }
+    return false;
+  }
+
+  private CompletionStage<AcquireResult> newGrant(MemberRound<Vote> round, List<Integer> counted) {
+    long token = 0;
+    for (int i : counted) {
+      token = Math.max(token, vote(round, i).value());
+    }
+    long quorumToken = token;
+    return quorum
+        .writeBack(request.name(), quorumToken, round, counted)
+        .thenCompose(
+            written -> {
+              if (!written) {
+                undoAll(round);
+                return CompletableFuture.completedFuture(
+                    AcquireResult.busy(quorum.randomRetryDelay()));
+              }
+              QuorumGrant registered = quorum.register(holder, quorumToken);
+              // Another thread of the same owner may have registered this grant a moment ago.
+              int holds = registered.hasHolds() ? 1 : majorityHolds(round, counted);
+              return handOut(round, registered, holds);
+            });
+  }
+
+  private boolean isReentry(MemberRound<Vote> round, List<Integer> counted, QuorumGrant held) {
+    int same = 0;
+    for (int i : counted) {
+      var memberGrant = held.memberGrant(round.member(i).index());
+      if (memberGrant != null
+          && memberGrant.fencingToken() == vote(round, i).answer().fencingToken()) {
+        same++;
+      }
+    }
+    return same >= quorum.majority();
+  }
+
+  /** Whether a majority of the counting members re-entered a grant this owner already held. */
+  private boolean reenteredByMajority(MemberRound<Vote> round, List<Integer> counted) {
+    int reentered = 0;
+    for (int i : counted) {
+      if (vote(round, i).answer().holds() > 1) {
+        reentered++;
+      }
+    }
+    return reentered >= quorum.majority();
+  }
+
+  /** The holds a majority of the counting members report at least. */
+  private int majorityHolds(MemberRound<Vote> round, List<Integer> counted) {
+    List<Integer> holds = new ArrayList<>();
+    for (int i : counted) {
+      holds.add(vote(round, i).answer().holds());
+    }
+    holds.sort(Collections.reverseOrder());
+    return Math.max(1, holds.get(quorum.majority() - 1));
+  }
+
+  private CompletionStage<AcquireResult> handOut(
+      MemberRound<Vote> round, QuorumGrant target, int holds) {
+    long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+    long validity =
+        request.leaseMillis()
+            - elapsedMillis
+            - quorum.settings().driftMillis(request.leaseMillis());
+    if (validity <= 0) {
+      undoAll(round);
+      quorum.forgetIfUnused(target);
+      return CompletableFuture.completedFuture(AcquireResult.busy(quorum.randomRetryDelay()));
+    }
+    synchronized (this) {
+      grant = target;
+    }
+    for (int i = 0; i < round.size(); i++) {
+      Vote vote = round.answer(i);
+      if (vote != null && vote.answer().isGranted()) {
+        attachOrUndo(round.member(i), vote);
+      }
+    }
+    leaveQueueWhereRefused(round);
+    int total = target.addHolds(request.mode(), holds);
+    return CompletableFuture.completedFuture(
+        AcquireResult.grantedFor(target.token(), total, validity));
+  }
+
+  private void leaveQueueWhereRefused(MemberRound<Vote> round) {
+    if (request.queueKeepAliveMillis() == 0) {
+      return;
+    }
+    for (int i = 0; i < round.size(); i++) {
+      Vote vote = round.answer(i);
+      if (vote == null || !vote.answer().isGranted()) {
+        QuorumMember member = round.member(i);
+        CompletionStage<Void> unused =
+            member.call(b -> b.locks().leaveQueue(request.name(), request.owner()));
+      }
+    }
+  }
+
+  private static Vote vote(MemberRound<Vote> round, int slot) {
+    Vote vote = round.answer(slot);
+    if (vote == null) {
+      throw new IllegalStateException("no vote from " + round.member(slot));
+    }
+    return vote;
+  }
+
+  private void undoAll(MemberRound<Vote> round) {
+    for (int i = 0; i < round.size(); i++) {
+      Vote vote = round.answer(i);
+      if (vote != null && vote.answer().isGranted()) {
+        quorum.undo(round.member(i), holder, vote.answer().fencingToken(), request.mode());
+      }
+    }
+  }
+
+  private void lateVote(QuorumMember member, Vote vote) {
+    if (!vote.answer().isGranted()) {
+      return;
+    }
+    synchronized (this) {
+      if (!resolved) {
+        lateVotes.add(new LateVote(member, vote));
+        return;
+      }
+    }
+    attachOrUndo(member, vote);
+  }
+
+  private void attachOrUndo(QuorumMember member, Vote vote) {
+    QuorumGrant target;
+    synchronized (this) {
+      target = grant;
+    }
+    long memberToken = vote.answer().fencingToken();
+    if (target == null || !target.attach(member.index(), memberToken)) {
+      quorum.undo(member, holder, memberToken, request.mode());
+    }
+  }
+
+  /** The attempt's outcome is known: late votes wait no more. */
+  private void resolve(@Nullable AcquireResult result) {
+    List<LateVote> waiting;
+    synchronized (this) {
+      resolved = true;
+      if (result == null || !result.isGranted()) {
+        grant = null;
+      }
+      waiting = List.copyOf(lateVotes);
+      lateVotes.clear();
+    }
+    waiting.forEach(late -> attachOrUndo(late.member(), late.vote()));
+  }
+}

@@ -1,0 +1,110 @@
+package io.latchkey.quorum;
+
+import io.latchkey.LockMode;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HolderRef;
+import java.util.HashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One grant of the quorum as this client knows it: the quorum's fencing token, and the grant each
+ * member made for it (members give their own tokens; renewal and release name each member's grant
+ * by the member's token). The holds are this client's mirror of the grant's hold counts. A grant is
+ * ended once its last hold is released; a member grant that arrives after that is undone.
+ */
+final class QuorumGrant {
+  private final HolderRef holder;
+  private final long token;
+  private final Map<Integer, Long> memberTokens = new HashMap<>();
+  private int exclusiveHolds;
+  private int sharedHolds;
+  private boolean ended;
+
+  QuorumGrant(HolderRef holder, long token) {
+    this.holder = holder;
+    this.token = token;
+  }
+
+  HolderRef holder() {
+    return holder;
+  }
+
+  long token() {
+    return token;
+  }
+
+  /**
+   * Adds a member's grant to this one.
+   *
+   * @return false if this grant has ended: the caller must undo the member's grant
+   */
+  synchronized boolean attach(int member, long memberToken) {
+    if (ended) {
+      return false;
+    }
+    memberTokens.put(member, memberToken);
+    return true;
+  }
+
+  /**
+   * @return the member's grant of this one, or null if that member did not grant it
+   */
+  synchronized @Nullable GrantRef memberGrant(int member) {
+    Long memberToken = memberTokens.get(member);
+    return memberToken == null ? null : new GrantRef(holder, memberToken);
+  }
+
+  synchronized Map<Integer, Long> memberTokens() {
+    return Map.copyOf(memberTokens);
+  }
+
+  /**
+   * @return the holds in {@code mode} after adding {@code holds}
+   */
+  synchronized int addHolds(LockMode mode, int holds) {
+    if (mode == LockMode.SHARED) {
+      sharedHolds += holds;
+      return sharedHolds;
+    }
+    exclusiveHolds += holds;
+    return exclusiveHolds;
+  }
+
+  /**
+   * Removes one hold in {@code mode}; the grant ends when no hold is left.
+   *
+   * @return the holds left in {@code mode}
+   */
+  synchronized int releaseHold(LockMode mode) {
+    if (mode == LockMode.SHARED) {
+      sharedHolds = Math.max(0, sharedHolds - 1);
+    } else {
+      exclusiveHolds = Math.max(0, exclusiveHolds - 1);
+    }
+    if (sharedHolds == 0 && exclusiveHolds == 0) {
+      ended = true;
+    }
+    return mode == LockMode.SHARED ? sharedHolds : exclusiveHolds;
+  }
+
+  synchronized boolean hasHolds() {
+    return sharedHolds > 0 || exclusiveHolds > 0;
+  }
+
+  synchronized boolean ended() {
+    return ended;
+  }
+
+  /**
+   * Ends the grant if it never had a hold (its first attempt was undone).
+   *
+   * @return true if it ended now or had ended
+   */
+  synchronized boolean endIfUnused() {
+    if (!hasHolds()) {
+      ended = true;
+    }
+    return ended;
+  }
+}

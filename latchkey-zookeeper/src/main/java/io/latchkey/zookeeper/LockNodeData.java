@@ -1,0 +1,132 @@
+package io.latchkey.zookeeper;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The data of a latchkey lock node: who made it and how many holds its owner has (or asks for,
+ * while the node waits in the queue) in each mode, as {@link NodeFields}.
+ *
+ * @param owner the owner id
+ * @param clientId the client that created the node
+ * @param host the host of that client
+ * @param pid its process id
+ * @param exclusive exclusive holds (or 1 asked for, while queued)
+ * @param shared shared holds (or 1 asked for, while queued)
+ * @param sessionTimeoutMillis the session timeout of the creating client: how long the node
+ *     outlives its client at most
+ * @param waiting whether the node is a queue place whose owner has not taken the grant yet (it may
+ *     be at the front already: a woken waiter that has not come); the owner's attempt that finds it
+ *     at the front clears this, and only then is it a grant
+ * @param creation a random id of the attempt that created the node: a create whose answer was lost
+ *     with the connection is recognised by it ("" in nodes of older versions)
+ */
+record LockNodeData(
+    String owner,
+    String clientId,
+    String host,
+    long pid,
+    int exclusive,
+    int shared,
+    long sessionTimeoutMillis,
+    boolean waiting,
+    String creation) {
+
+  /**
+   * @param exclusiveSide the mode
+   * @return the holds in that mode
+   */
+  int holds(boolean exclusiveSide) {
+    return exclusiveSide ? exclusive : shared;
+  }
+
+  /**
+   * @param exclusiveSide the mode
+   * @param delta the change
+   * @return this data with the holds of that mode changed
+   */
+  LockNodeData plus(boolean exclusiveSide, int delta) {
+    return exclusiveSide
+        ? new LockNodeData(
+            owner,
+            clientId,
+            host,
+            pid,
+            exclusive + delta,
+            shared,
+            sessionTimeoutMillis,
+            waiting,
+            creation)
+        : new LockNodeData(
+            owner,
+            clientId,
+            host,
+            pid,
+            exclusive,
+            shared + delta,
+            sessionTimeoutMillis,
+            waiting,
+            creation);
+  }
+
+  /**
+   * @param waits whether the node waits
+   * @return this data, waiting or holding
+   */
+  LockNodeData withWaiting(boolean waits) {
+    return new LockNodeData(
+        owner, clientId, host, pid, exclusive, shared, sessionTimeoutMillis, waits, creation);
+  }
+
+  /**
+   * @return whether the node holds (or asks for) the exclusive side, which blocks readers behind it
+   */
+  boolean blocksReaders() {
+    return exclusive > 0;
+  }
+
+  byte[] encode() {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("owner", owner);
+    fields.put("client", clientId);
+    fields.put("host", host);
+    fields.put("pid", pid);
+    fields.put("exclusive", exclusive);
+    fields.put("shared", shared);
+    fields.put("sessionTimeoutMs", sessionTimeoutMillis);
+    fields.put("waiting", waiting ? 1 : 0);
+    fields.put("creation", creation);
+    return NodeFields.encode(fields);
+  }
+
+  /**
+   * @param data a node's data
+   * @return the record
+   * @throws IllegalArgumentException if it is not a latchkey lock node's data
+   */
+  static LockNodeData decode(byte[] data) {
+    Map<String, String> fields = NodeFields.decode(data);
+    try {
+      return new LockNodeData(
+          required(fields, "owner"),
+          required(fields, "client"),
+          fields.getOrDefault("host", ""),
+          Long.parseLong(fields.getOrDefault("pid", "0")),
+          Integer.parseInt(required(fields, "exclusive")),
+          Integer.parseInt(required(fields, "shared")),
+          Long.parseLong(fields.getOrDefault("sessionTimeoutMs", "0")),
+          "1".equals(fields.get("waiting")),
+          fields.getOrDefault("creation", ""));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a latchkey lock node: " + e.getMessage(), e);
+    }
+  }
+
+  private static String required(Map<String, String> fields, String key) {
+    String value = fields.get(key);
+    if (value == null) {
+      throw new IllegalArgumentException("not a latchkey lock node: no " + key);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,470 @@
+package io.latchkey.zookeeper;
+
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.Feature;
+import io.latchkey.spi.AdminStore;
+import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.LatchStore;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LeasedSemaphoreStore;
+import io.latchkey.spi.LockStore;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.ResourceType;
+import io.latchkey.spi.SemaphoreStore;
+import io.latchkey.spi.WakeupBus;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * The latchkey backend on ZooKeeper, over the Apache Curator framework: reentrant, fair and
+ * read-write locks and mutexes on ephemeral sequential nodes, semaphores, leased semaphores (lease
+ * nodes), count-down latches, inspection and presence. Open it with {@link
+ * io.latchkey.Latchkey#connect(String)} and a {@code zookeeper://} URI (see {@link
+ * ZooKeeperBackendProvider}), or over a {@link CuratorFramework} of your own with {@link
+ * #builder(CuratorFramework)}.
+ *
+ * <p>Grants are session-bound (docs/adr/0005-session-and-connection-bound-backends.md): a lock or
+ * permit is a node that lives as long as the session of the client that made it. So the backend
+ * declares {@link Feature#CONNECTION_BOUND_HOLDS} and not {@link Feature#LEASE_TIME}: an explicit
+ * lease time is refused; the engine's watchdog lease bounds how long a grant is trusted without
+ * news, and every grant and renewal is valid for at most the negotiated session timeout. The
+ * session's states reach the engine as lease events: SUSPENDED suspends every grant (not valid, not
+ * lost yet), RECONNECTED with the same session resumes them (the engine confirms each node before
+ * trusting it again), LOST or a reconnection with a new session loses them all.
+ */
+public final class ZooKeeperBackend implements LatchkeyBackend {
+  /*
+   * How it works.
+   *
+   * Records. ZooKeeperPaths describes the tree under the namespace. Locks are ZooKeeperLockStore's
+   * recipe (one ephemeral sequential node per owner, a watch on the node ahead, the creation zxid
+   * as fencing token); counters (semaphores, totals, latches) are versioned writes
+   * (ZooKeeperCounters); leased permits are ephemeral children created in one multi-op with a
+   * versioned write of their semaphore.
+   *
+   * At most once. Every call goes out once, in the background (ZooKeeperCalls). The client this
+   * backend builds never retries an operation (RetryNTimes(0)): a call that fails on a lost
+   * connection may or may not have been applied, and the engine decides what that means. A
+   * versioned write refused for a stale version was not applied, so it is read and tried again;
+   * that is the only repetition. A queue place nobody uses any more is deleted by its timer.
+   *
+   * Layouts. LockLayout says where a lock's directory is and how latchkey's nodes are named; the
+   * Curator layouts make the directory the one a Curator recipe uses and the names the ones it
+   * sorts by, and the lock store counts Curator's nodes as holders with an unknown owner.
+   *
+   * Renewal. Nothing on the server expires a node but the end of its session, so a renewal only
+   * confirms that each grant's node exists with the grant's token, in one pipelined batch of
+   * reads, and caps the validity at the session timeout.
+   */
+
+  /** The namespace latchkey's nodes live under when the URI names none. */
+  public static final String DEFAULT_NAMESPACE = "latchkey";
+
+  /** What this backend offers (package-private so that the kit fixture declares the same). */
+  static final Set<Feature> FEATURES =
+      EnumSet.of(
+          Feature.FAIR_LOCK,
+          Feature.READ_WRITE_LOCK,
+          Feature.SEMAPHORE,
+          Feature.LEASED_SEMAPHORE,
+          Feature.COUNT_DOWN_LATCH,
+          Feature.REMOTE_OWNER_TOKENS,
+          Feature.CONNECTION_BOUND_HOLDS,
+          Feature.WAKEUP_WATCH,
+          Feature.ADMIN,
+          Feature.PRESENCE);
+
+  private final CuratorFramework client;
+  private final boolean ownsClient;
+  private final String description;
+  private final String identity;
+  private final BackendContext context;
+  private final ConnectionGate gate;
+  private final ZooKeeperLockStore locks;
+  private final ZooKeeperSemaphoreStore semaphores;
+  private final ZooKeeperLeasedSemaphoreStore leasedSemaphores;
+  private final ZooKeeperLatchStore latches;
+  private final ZooKeeperAdminStore admin;
+  private final ConnectionStateListener sessionListener = this::sessionChanged;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile long sessionId;
+  private volatile long sessionTimeoutMillis;
+
+  private ZooKeeperBackend(
+      CuratorFramework client,
+      boolean ownsClient,
+      String namespace,
+      String description,
+      String identity,
+      LockLayout layout,
+      BackendContext context) {
+    this.client = client;
+    this.ownsClient = ownsClient;
+    this.description = description;
+    this.identity = identity;
+    this.context = context;
+    try {
+      if (ownsClient) {
+        client.start();
+      } else if (client.getState() != CuratorFrameworkState.STARTED) {
+        throw new IllegalArgumentException(
+            "the CuratorFramework must be started before latchkey uses it");
+      }
+      if (!client.blockUntilConnected(
+          (int) context.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new BackendUnavailableException(
+            description
+                + " did not connect within the operation timeout of "
+                + context.operationTimeout().toMillis()
+                + " ms",
+            null);
+      }
+      ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
+      sessionId = zooKeeper.getSessionId();
+      sessionTimeoutMillis = zooKeeper.getSessionTimeout();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      closeClient();
+      throw new BackendUnavailableException("interrupted while connecting to " + description, e);
+    } catch (RuntimeException e) {
+      closeClient();
+      throw e;
+    } catch (Exception e) {
+      closeClient();
+      throw new BackendUnavailableException("cannot connect to " + description, e);
+    }
+    ZooKeeperCalls calls =
+        new ZooKeeperCalls(client.usingNamespace(namespace), context.blockingExecutor());
+    ClientIdentity self = new ClientIdentity(context.clientId(), localHost(), currentPid());
+    ZooKeeperCounters counters = new ZooKeeperCounters(calls);
+    this.gate =
+        new ConnectionGate(
+            () -> client.getZookeeperClient().isConnected(), context.blockingExecutor());
+    this.locks =
+        new ZooKeeperLockStore(
+            calls, self, this::sessionTimeoutMillis, context.scheduler(), gate, layout);
+    this.semaphores = new ZooKeeperSemaphoreStore(counters);
+    this.leasedSemaphores =
+        new ZooKeeperLeasedSemaphoreStore(calls, counters, this::sessionTimeoutMillis);
+    this.latches = new ZooKeeperLatchStore(counters);
+    this.admin = new ZooKeeperAdminStore(calls, layout);
+    client.getConnectionStateListenable().addListener(sessionListener);
+  }
+
+  /**
+   * Opens a backend on a new Curator client for a {@code zookeeper://} URI.
+   *
+   * @param uri the URI (see {@link ZooKeeperBackendProvider})
+   * @param context the engine's context
+   * @return the open backend, connected
+   * @throws IllegalArgumentException if the URI is malformed
+   * @throws BackendUnavailableException if the ensemble cannot be reached within the operation
+   *     timeout
+   */
+  public static ZooKeeperBackend open(URI uri, BackendContext context) {
+    ZooKeeperSettings settings = ZooKeeperSettings.parse(uri);
+    // Below the operation timeout: a call Curator holds back while disconnected then fails with
+    // CONNECTIONLOSS (a waiting acquire waits on) before the engine's own bound ends the whole
+    // acquire with BackendTimeoutException.
+    Duration connectionTimeout =
+        Objects.requireNonNullElse(
+            settings.connectionTimeout(), context.operationTimeout().multipliedBy(3).dividedBy(4));
+    CuratorFrameworkFactory.Builder builder =
+        CuratorFrameworkFactory.builder()
+            .connectString(settings.hosts())
+            .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
+            .connectionTimeoutMs((int) connectionTimeout.toMillis())
+            .retryPolicy(new RetryNTimes(0, 0));
+    String credentials = settings.credentials();
+    if (credentials != null) {
+      builder
+          .authorization("digest", credentials.getBytes(StandardCharsets.UTF_8))
+          .aclProvider(CREATOR_ONLY);
+    }
+    return new ZooKeeperBackend(
+        builder.build(),
+        true,
+        settings.namespace(),
+        settings.description(),
+        settings.identity(),
+        settings.layout(),
+        context);
+  }
+
+  /** Every node gets the ACL "all rights to the authenticated creator". */
+  private static final ACLProvider CREATOR_ONLY =
+      new ACLProvider() {
+        @Override
+        public List<ACL> getDefaultAcl() {
+          return ZooDefs.Ids.CREATOR_ALL_ACL;
+        }
+
+        @Override
+        public List<ACL> getAclForPath(String path) {
+          return ZooDefs.Ids.CREATOR_ALL_ACL;
+        }
+      };
+
+  /**
+   * Starts a backend over a Curator client of the application's own. latchkey uses the client as it
+   * is (its connection, retry policy, ACL provider and authentication) and never closes it; the
+   * client must be started. Its retry policy should not retry: a create that Curator re-sends after
+   * a lost connection may leave a second node for one owner, which waits in the queue until its
+   * place runs out.
+   *
+   * @param client a started Curator client
+   * @return a builder
+   */
+  public static Builder builder(CuratorFramework client) {
+    return new Builder(client);
+  }
+
+  /** Configures a backend over an application's Curator client. */
+  public static final class Builder {
+    private final CuratorFramework client;
+    private String namespace = DEFAULT_NAMESPACE;
+    private LockLayout layout = LockLayout.LATCHKEY;
+
+    private Builder(CuratorFramework client) {
+      this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /**
+     * @param namespace the node under which latchkey keeps its records, relative to the client's
+     *     own namespace, e.g. {@code latchkey} (the default) or {@code orders/locks}
+     * @return this builder
+     */
+    public Builder namespace(String namespace) {
+      Objects.requireNonNull(namespace, "namespace");
+      if (namespace.isEmpty() || namespace.startsWith("/") || namespace.endsWith("/")) {
+        throw new IllegalArgumentException(
+            "namespace must be a relative path like 'latchkey', was '" + namespace + "'");
+      }
+      this.namespace = namespace;
+      return this;
+    }
+
+    /**
+     * @param layout where locks live and how their nodes are named: {@link LockLayout#LATCHKEY}
+     *     (the default), or a Curator layout, in which a lock's name is its path under the
+     *     namespace and latchkey's locks exclude Curator's recipe on that path
+     * @return this builder
+     */
+    public Builder layout(LockLayout layout) {
+      this.layout = Objects.requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /**
+     * @return what {@link io.latchkey.Latchkey#using} takes: each client it opens shares the
+     *     application's Curator client (and so its session)
+     */
+    public BackendFactory build() {
+      String base = client.getNamespace();
+      String fullNamespace = base == null || base.isEmpty() ? namespace : base + "/" + namespace;
+      String connectString = client.getZookeeperClient().getCurrentConnectionString();
+      String description =
+          ZooKeeperSettings.SCHEME
+              + "://"
+              + connectString
+              + "/"
+              + fullNamespace
+              + (layout == LockLayout.LATCHKEY ? "" : "?layout=" + layout.option());
+      LockLayout chosen = layout;
+      return context ->
+          new ZooKeeperBackend(
+              client, false, fullNamespace, description, description, chosen, context);
+    }
+  }
+
+  private void sessionChanged(CuratorFramework framework, ConnectionState state) {
+    switch (state) {
+      case SUSPENDED -> context.events().allSuspended("the ZooKeeper connection is suspended");
+      case RECONNECTED -> {
+        long now = currentSessionId();
+        if (now == sessionId) {
+          context.events().allResumed();
+        } else {
+          sessionId = now;
+          refreshSessionTimeout();
+          locks.forgetAll();
+          context.events().allLost("the ZooKeeper session expired; a new one began");
+        }
+        gate.reopened();
+      }
+      case CONNECTED -> gate.reopened();
+      case LOST -> {
+        locks.forgetAll();
+        context.events().allLost("the ZooKeeper session was lost");
+      }
+      default -> {}
+    }
+  }
+
+  private long currentSessionId() {
+    try {
+      return client.getZookeeperClient().getZooKeeper().getSessionId();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  private void refreshSessionTimeout() {
+    try {
+      sessionTimeoutMillis = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+    } catch (Exception e) {
+      // Keep the last negotiated timeout.
+    }
+  }
+
+  long sessionTimeoutMillis() {
+    return sessionTimeoutMillis;
+  }
+
+  @Override
+  public String description() {
+    return description;
+  }
+
+  @Override
+  public String identity() {
+    return identity;
+  }
+
+  @Override
+  public Set<Feature> features() {
+    return FEATURES;
+  }
+
+  @Override
+  public LockStore locks() {
+    return locks;
+  }
+
+  @Override
+  public SemaphoreStore semaphores() {
+    return semaphores;
+  }
+
+  @Override
+  public LeasedSemaphoreStore leasedSemaphores() {
+    return leasedSemaphores;
+  }
+
+  @Override
+  public LatchStore latches() {
+    return latches;
+  }
+
+  @Override
+  public AdminStore admin() {
+    return admin;
+  }
+
+  @Override
+  public WakeupBus wakeups() {
+    return WakeupBus.NONE;
+  }
+
+  @Override
+  public CompletionStage<RenewResult> renew(Collection<GrantRef> grants, long leaseMillis) {
+    Map<GrantRef, CompletableFuture<Boolean>> checks = new HashMap<>();
+    for (GrantRef grant : grants) {
+      checks.put(grant, confirm(grant));
+    }
+    return CompletableFuture.allOf(checks.values().toArray(CompletableFuture[]::new))
+        .handle(
+            (done, ignored) -> {
+              Set<GrantRef> gone = new HashSet<>();
+              Map<GrantRef, Throwable> failed = new HashMap<>();
+              checks.forEach(
+                  (grant, check) -> {
+                    if (check.isCompletedExceptionally()) {
+                      failed.put(grant, failureOf(check));
+                    } else if (!check.join()) {
+                      gone.add(grant);
+                    }
+                  });
+              return new RenewResult(gone, failed, sessionTimeoutMillis);
+            });
+  }
+
+  private CompletableFuture<Boolean> confirm(GrantRef grant) {
+    if (grant.fencingToken() == GrantRef.ANY_TOKEN) {
+      return CompletableFuture.completedFuture(false);
+    }
+    return grant.type() == ResourceType.LEASED_SEMAPHORE
+        ? leasedSemaphores.confirm(grant.name(), grant.holderId(), grant.fencingToken())
+        : locks.confirm(grant);
+  }
+
+  private static Throwable failureOf(CompletableFuture<?> failed) {
+    try {
+      failed.join();
+      return new IllegalStateException("not failed");
+    } catch (CompletionException e) {
+      return e.getCause() == null ? e : e.getCause();
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    client.getConnectionStateListenable().removeListener(sessionListener);
+    locks.forgetAll();
+    closeClient();
+  }
+
+  private void closeClient() {
+    if (ownsClient) {
+      client.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ZooKeeperBackend[" + description + "]";
+  }
+
+  private static String localHost() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "unknown";
+    }
+  }
+
+  private static long currentPid() {
+    return ProcessHandle.current().pid();
+  }
+}

@@ -1,0 +1,325 @@
+package io.latchkey.zookeeper;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Curator's background calls as stages. Every call is sent once, in the background; its answer
+ * arrives on {@code executor} (never on ZooKeeper's event thread, which must stay free to deliver
+ * watches and session events). A call that Curator refuses at once fails the stage.
+ */
+final class ZooKeeperCalls {
+  /** Sends one background call with the callback and executor it is given. */
+  @FunctionalInterface
+  interface Call {
+    void send(BackgroundCallback callback, Executor executor) throws Exception;
+  }
+
+  private final CuratorFramework client;
+  private final Executor executor;
+
+  ZooKeeperCalls(CuratorFramework client, Executor executor) {
+    this.client = client;
+    this.executor = executor;
+  }
+
+  CuratorFramework client() {
+    return client;
+  }
+
+  /**
+   * @param call the call
+   * @return its event, whatever its result code
+   */
+  CompletableFuture<CuratorEvent> send(Call call) {
+    CompletableFuture<CuratorEvent> answer = new CompletableFuture<>();
+    try {
+      call.send((framework, event) -> answer.complete(event), executor);
+    } catch (Exception refused) {
+      answer.completeExceptionally(refused);
+    }
+    return answer;
+  }
+
+  /**
+   * @param event an answer
+   * @return its result code
+   */
+  static KeeperException.Code code(CuratorEvent event) {
+    return KeeperException.Code.get(event.getResultCode());
+  }
+
+  /**
+   * @param event an answer whose code latchkey has no meaning for
+   * @return the failure it stands for: the outcome of the call is unknown
+   */
+  static KeeperException failure(CuratorEvent event) {
+    return KeeperException.create(code(event), event.getPath());
+  }
+
+  /**
+   * A node's data and stat, as read.
+   *
+   * @param data the data, only ever decoded (never compared or hashed as a record component)
+   * @param stat the stat
+   */
+  @SuppressWarnings("ArrayRecordComponent")
+  record Read(byte[] data, Stat stat) {}
+
+  /**
+   * A one-time watch that is in place.
+   *
+   * @param fired completes when the watched node (or its children) changes, or at once if it is
+   *     gone already, or when the connection changes (disconnected, expired): worth a new attempt
+   * @param changed completes only when the node (or its children) changed or is gone: a wake-up
+   */
+  record Watch(CompletableFuture<Void> fired, CompletableFuture<Void> changed) {
+    /** Completes both: the node is gone or changed. */
+    void nodeChanged() {
+      changed.complete(null);
+      fired.complete(null);
+    }
+
+    /** What the watcher hears: a state change of the connection wakes the attempt, not a waiter. */
+    void heard(org.apache.zookeeper.WatchedEvent event) {
+      if (event.getType() != org.apache.zookeeper.Watcher.Event.EventType.None) {
+        changed.complete(null);
+      }
+      fired.complete(null);
+    }
+  }
+
+  /**
+   * @param path a node
+   * @return its data and stat, or null if it does not exist
+   */
+  CompletableFuture<@Nullable Read> read(String path) {
+    return send((callback, on) -> client.getData().inBackground(callback, on).forPath(path))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NONODE) {
+                return null;
+              }
+              if (code != KeeperException.Code.OK) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              byte[] data = event.getData();
+              return new Read(data == null ? new byte[0] : data, event.getStat());
+            });
+  }
+
+  /**
+   * @param path a node
+   * @return its children's names, empty if it does not exist
+   */
+  CompletableFuture<java.util.List<String>> children(String path) {
+    return send((callback, on) -> client.getChildren().inBackground(callback, on).forPath(path))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NONODE) {
+                return java.util.List.of();
+              }
+              if (code != KeeperException.Code.OK) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return java.util.List.copyOf(event.getChildren());
+            });
+  }
+
+  /**
+   * @param path a node
+   * @return its stat, or null if it does not exist
+   */
+  CompletableFuture<@Nullable Stat> stat(String path) {
+    return send((callback, on) -> client.checkExists().inBackground(callback, on).forPath(path))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NONODE) {
+                return null;
+              }
+              if (code != KeeperException.Code.OK) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return event.getStat();
+            });
+  }
+
+  /**
+   * Brings this client's server up to date with the leader for a path, so that a read after it sees
+   * every write the ensemble applied before.
+   *
+   * @param path a node (which need not exist)
+   * @return completes once synced
+   */
+  CompletableFuture<Void> sync(String path) {
+    return send((callback, on) -> client.sync().inBackground(callback, on).forPath(path))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code != KeeperException.Code.OK && code != KeeperException.Code.NONODE) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return null;
+            });
+  }
+
+  /**
+   * Sets a one-time watch on a node: it fires when the node changes or goes.
+   *
+   * @param path the node to watch
+   * @return the watch, once set
+   */
+  CompletableFuture<Watch> watch(String path, boolean children) {
+    return children ? watchChildren(path) : watch(path);
+  }
+
+  CompletableFuture<Watch> watch(String path) {
+    Watch watch = new Watch(new CompletableFuture<>(), new CompletableFuture<>());
+    return send((callback, on) ->
+            client
+                .checkExists()
+                .usingWatcher((org.apache.zookeeper.Watcher) watch::heard)
+                .inBackground(callback, on)
+                .forPath(path))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NONODE || event.getStat() == null) {
+                watch.nodeChanged();
+              } else if (code != KeeperException.Code.OK) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return watch;
+            });
+  }
+
+  /**
+   * Sets a one-time watch on a node's children.
+   *
+   * @param path the parent
+   * @return the watch, once set: it fires when a child comes or goes
+   */
+  CompletableFuture<Watch> watchChildren(String path) {
+    Watch watch = new Watch(new CompletableFuture<>(), new CompletableFuture<>());
+    return send((callback, on) ->
+            client
+                .getChildren()
+                .usingWatcher((org.apache.zookeeper.Watcher) watch::heard)
+                .inBackground(callback, on)
+                .forPath(path))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NONODE) {
+                watch.nodeChanged();
+              } else if (code != KeeperException.Code.OK) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return watch;
+            });
+  }
+
+  /**
+   * Deletes a node if its version is {@code version} (-1: any).
+   *
+   * @return OK, NONODE or BADVERSION; other codes fail the stage
+   */
+  CompletableFuture<KeeperException.Code> delete(String path, int version) {
+    return send((callback, on) ->
+            client.delete().withVersion(version).inBackground(callback, on).forPath(path))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code != KeeperException.Code.OK
+                  && code != KeeperException.Code.NONODE
+                  && code != KeeperException.Code.BADVERSION) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return code;
+            });
+  }
+
+  /**
+   * Writes a node's data if its version is {@code version} (-1: any).
+   *
+   * @return OK, NONODE or BADVERSION; other codes fail the stage
+   */
+  CompletableFuture<KeeperException.Code> write(String path, byte[] data, int version) {
+    return send((callback, on) ->
+            client.setData().withVersion(version).inBackground(callback, on).forPath(path, data))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code != KeeperException.Code.OK
+                  && code != KeeperException.Code.NONODE
+                  && code != KeeperException.Code.BADVERSION) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return code;
+            });
+  }
+
+  /**
+   * Writes a node's data whatever its version and answers its new stat.
+   *
+   * @return the stat after the write, or null if the node does not exist
+   */
+  CompletableFuture<@Nullable Stat> touch(String path, byte[] data) {
+    return send((callback, on) -> client.setData().inBackground(callback, on).forPath(path, data))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NONODE) {
+                return null;
+              }
+              if (code != KeeperException.Code.OK) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return event.getStat();
+            });
+  }
+
+  /** What a create answered: the created path and its stat, or the code of a refusal. */
+  record Created(KeeperException.Code code, @Nullable String path, @Nullable Stat stat) {
+    boolean ok() {
+      return code == KeeperException.Code.OK;
+    }
+  }
+
+  /**
+   * Creates a node, and its missing parents as containers (which the server removes once empty).
+   *
+   * @param mode how the node lives
+   * @return the answer: OK or NODEEXISTS; other codes fail the stage
+   */
+  CompletableFuture<Created> create(
+      String path, byte[] data, org.apache.zookeeper.CreateMode mode) {
+    return send((callback, on) ->
+            client
+                .create()
+                .creatingParentContainersIfNeeded()
+                .withMode(mode)
+                .inBackground(callback, on)
+                .forPath(path, data))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NODEEXISTS) {
+                return new Created(code, null, null);
+              }
+              if (code != KeeperException.Code.OK) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return new Created(code, event.getName(), event.getStat());
+            });
+  }
+}

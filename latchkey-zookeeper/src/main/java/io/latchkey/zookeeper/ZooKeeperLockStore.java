@@ -1,0 +1,1016 @@
+package io.latchkey.zookeeper;
+
+import io.latchkey.LockMode;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.LockStore;
+import io.latchkey.spi.ReleaseResult;
+import java.util.ConcurrentModificationException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
+import java.util.function.LongSupplier;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Locks on ephemeral sequential nodes: one node per owner in the lock's directory, which is the
+ * owner's place in the queue and, once it is at the front, its grant.
+ *
+ * <p>How it works. An owner's first attempt creates its node ({@code lk-{owner digest}-__WRIT__} or
+ * {@code __READ__}, data: owner, client, host, pid, and the holds it asks for) and lists the
+ * directory. A node that holds or asks for the exclusive side holds the lock when it is first; any
+ * other node when no such node is ahead of it ({@link LockQueue}'s rule: ZooKeeper's order is first
+ * come, first served, so every lock is fair and a queued writer blocks new readers). A node that
+ * does not hold the lock waits: the answer carries a watch on the one node it waits for (the node
+ * just ahead for a writer, the nearest writer ahead for a reader), so that a release wakes one
+ * waiter, not a herd. The node stays as the owner's queue place; its next attempt finds it by the
+ * owner's digest and takes the grant when it reaches the front, without writing anything: an
+ * uncontended acquire and release cost one create and one delete.
+ *
+ * <p>The fencing token of a grant is its node's creation zxid: grants of one name are made in node
+ * order, which is creation order, and zxids grow across the whole ensemble, leader fail-overs
+ * included. A re-entry adds a hold to the node's data (a versioned write) and keeps the token; the
+ * owner's digest in the node's name lets another process holding the same owner token find the node
+ * and re-enter it rather than make a second one. A release takes one hold off by a versioned write,
+ * and deletes the node with the last one.
+ *
+ * <p>Queue places this client made are kept in {@link #queued} until the owner is granted or
+ * leaves. A place whose owner stops retrying for its keep-alive, or that was woken (its watch
+ * fired) and not retried within its hand-off, is deleted by a timer on the engine's scheduler: a
+ * live client that forgot a waiter does not block the lock for the life of its session. A dead
+ * client's places go with its session.
+ *
+ * <p>Layouts ({@link LockLayout}) choose the directory and the node names; the rule above is the
+ * same in each. Nodes that are not latchkey's (a Curator recipe's on the same path) take part as
+ * holders or waiters with unknown owners, exclusive unless named with Curator's read marker. With
+ * Curator's semaphore mutex, the front of the queue is also held back while any of Curator's lease
+ * nodes exists, and such a waiter watches the leases' directory.
+ *
+ * <p>Waiting through a lost connection. A waiting attempt (one with a queue keep-alive) that finds
+ * the connection down sends nothing and answers "busy until the connection is back" ({@link
+ * ConnectionGate}); one whose call fails on the connection answers the same. The engine retries
+ * then, within its wait. What such a call did may be unknown, so the acquire path is built to be
+ * repeated safely:
+ *
+ * <ul>
+ *   <li>A waiting owner's place is entered in {@link #queued} before its node is created, with the
+ *       random creation id the node's data will carry; until the owner is handed its grant, a node
+ *       in {@link #queued} is a place, never a grant, whatever its data says. A create whose answer
+ *       was lost is settled by the next attempt: after a {@code sync}, the owner's node that
+ *       carries the creation id is the place; if there is none, the create was not applied (the
+ *       session moved, so a request of the old connection can no longer be applied).
+ *   <li>Taking the grant (clearing {@code waiting}) changes no hold count, so it may be done again;
+ *       the place stays in {@link #queued} until its answer came.
+ *   <li>A re-entry's write adds a hold: it is never repeated, and its failure fails the call (ADR
+ *       0007: no proof, no undo). A re-entry never waits, so no wait is cut short by this.
+ *   <li>A place whose owner gave up, or whose keep-alive ran out, is deleted; a delete that fails
+ *       on the connection is sent again when the connection is back, as long as the session lives
+ *       (the place stays in {@link #queued}, marked leaving, and its owner's next attempt finishes
+ *       the delete before anything else). A new session forgets every place: the old session's
+ *       nodes are gone with it, and a waiter starts over with a fresh node.
+ * </ul>
+ */
+final class ZooKeeperLockStore implements LockStore {
+  /** How often an attempt starts over after the directory changed under it. */
+  private static final int ATTEMPTS = 32;
+
+  /**
+   * How soon a waiter retries after a call failed on the connection while the client already
+   * reports it connected again (the gate has nothing to wait for).
+   */
+  private static final long RECONNECTED_RETRY_MILLIS = 50;
+
+  private final ZooKeeperCalls calls;
+  private final ClientIdentity self;
+  private final LongSupplier sessionTimeoutMillis;
+  private final ScheduledExecutorService scheduler;
+  private final ConnectionGate gate;
+  private final LockLayout layout;
+  private final Map<String, QueuePlace> queued = new ConcurrentHashMap<>();
+  private final Map<String, String> grantNodes = new ConcurrentHashMap<>();
+
+  ZooKeeperLockStore(
+      ZooKeeperCalls calls,
+      ClientIdentity self,
+      LongSupplier sessionTimeoutMillis,
+      ScheduledExecutorService scheduler,
+      ConnectionGate gate,
+      LockLayout layout) {
+    this.calls = calls;
+    this.layout = layout;
+    this.self = self;
+    this.sessionTimeoutMillis = sessionTimeoutMillis;
+    this.scheduler = scheduler;
+    this.gate = gate;
+  }
+
+  /**
+   * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
+   * directory, or (Curator's semaphore mutex) the leases of Curator's holders.
+   *
+   * @param watched the path to watch, or null
+   * @param children whether the watched path's children are what it waits for
+   */
+  private record Position(boolean holding, @Nullable String watched, boolean children) {
+    static final Position HOLDING = new Position(true, null, false);
+
+    static Position behind(String dir, String node) {
+      return new Position(false, dir + "/" + node, false);
+    }
+  }
+
+  @Override
+  public CompletableFuture<AcquireResult> tryAcquire(LockRequest request) {
+    boolean waits = request.queueKeepAliveMillis() > 0;
+    CompletableFuture<AcquireResult> answer;
+    if (!waits) {
+      // A try that will not wait fails on a lost connection, as any other call does.
+      answer = attempt(request, 0);
+    } else {
+      CompletableFuture<Void> down = gate.whileDown();
+      if (down != null) {
+        return CompletableFuture.completedFuture(offline(request, down));
+      }
+      answer = settle(request).thenCompose(settled -> attempt(request, 0));
+    }
+    return answer.exceptionallyCompose(failure -> afterFailure(request, waits, failure));
+  }
+
+  private CompletableFuture<AcquireResult> afterFailure(
+      LockRequest request, boolean waits, Throwable failure) {
+    Throwable cause = unwrap(failure);
+    if (cause instanceof NotRepeatable notRepeatable) {
+      return CompletableFuture.failedFuture(notRepeatable.getCause());
+    }
+    if (!waits || !ConnectionGate.isConnectionLoss(cause)) {
+      return CompletableFuture.failedFuture(cause);
+    }
+    return CompletableFuture.completedFuture(offline(request, gate.whileDown()));
+  }
+
+  /**
+   * The connection is down (or a call failed on it): busy until it is back. The owner's place, if
+   * it has one, is kept alive: the owner is still there, only the connection is not.
+   */
+  private AcquireResult offline(LockRequest request, @Nullable CompletableFuture<Void> back) {
+    QueuePlace place = queued.get(key(request.name(), request.owner()));
+    if (place != null && !place.isLeaving()) {
+      place.attempted(request);
+      schedule(place);
+    }
+    return back == null
+        ? AcquireResult.busy(RECONNECTED_RETRY_MILLIS)
+        : AcquireResult.busyUntil(back);
+  }
+
+  /**
+   * Settles the owner's create whose answer was lost with the connection: its place learns its
+   * node, or goes if the create was not applied.
+   */
+  private CompletableFuture<Void> settle(LockRequest request) {
+    String key = key(request.name(), request.owner());
+    QueuePlace place = queued.get(key);
+    if (place == null || place.path() != null || place.isLeaving()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return locate(place)
+        .thenAccept(
+            path -> {
+              if (path == null) {
+                leave(key, place);
+              }
+            });
+  }
+
+  /**
+   * The node of a place: known once its create was answered; else the owner's node that carries the
+   * place's creation id, looked for after a {@code sync}, so that a create the ensemble applied is
+   * seen even if this client's server had not applied it yet.
+   *
+   * @return its path, or null if the create was not applied
+   */
+  private CompletableFuture<@Nullable String> locate(QueuePlace place) {
+    String known = place.path();
+    if (known != null) {
+      return CompletableFuture.completedFuture(known);
+    }
+    return calls
+        .sync(place.dir)
+        .thenCompose(synced -> calls.children(place.dir))
+        .thenCompose(
+            children ->
+                ownersNodeWhere(
+                    place.dir,
+                    place.digest,
+                    children,
+                    (stat, data) -> place.creation.equals(data.creation())))
+        .thenApply(
+            path -> {
+              if (path != null) {
+                place.located(path);
+              }
+              return path;
+            });
+  }
+
+  /**
+   * The first of an owner's nodes in a directory, in queue order, whose stat and data match.
+   *
+   * @return its path, or null if none does
+   */
+  private CompletableFuture<@Nullable String> ownersNodeWhere(
+      String dir, String digest, List<String> children, BiPredicate<Stat, LockNodeData> matches) {
+    List<String> paths =
+        LockNode.sorted(children).stream()
+            .filter(node -> digest.equals(node.ownerDigest()))
+            .map(node -> dir + "/" + node.name())
+            .toList();
+    return firstWhere(paths, 0, matches);
+  }
+
+  private CompletableFuture<@Nullable String> firstWhere(
+      List<String> paths, int index, BiPredicate<Stat, LockNodeData> matches) {
+    if (index >= paths.size()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    String path = paths.get(index);
+    return calls
+        .read(path)
+        .thenCompose(
+            read ->
+                read != null && matches.test(read.stat(), LockNodeData.decode(read.data()))
+                    ? CompletableFuture.completedFuture(path)
+                    : firstWhere(paths, index + 1, matches));
+  }
+
+  private CompletableFuture<AcquireResult> attempt(LockRequest request, int round) {
+    if (round >= ATTEMPTS) {
+      return CompletableFuture.failedFuture(
+          new ConcurrentModificationException(
+              "lock '" + request.name() + "' kept changing during " + ATTEMPTS + " attempts"));
+    }
+    String dir = layout.dir(request.name());
+    String digest = ZooKeeperPaths.ownerDigest(request.owner());
+    return calls
+        .children(dir)
+        .thenCompose(
+            children -> {
+              List<LockNode> nodes = LockNode.sorted(children);
+              QueuePlace place = queued.get(key(request.name(), request.owner()));
+              String placePath = place == null ? null : place.path();
+              LockNode mine = placePath == null ? null : named(nodes, placePath);
+              if (mine == null) {
+                mine = ownersNode(nodes, digest);
+              }
+              if (mine == null) {
+                return fresh(request, dir, digest, nodes, round);
+              }
+              return existing(request, dir, nodes, mine, round);
+            });
+  }
+
+  /** The owner has a node: its queue place, or its grant. */
+  private CompletableFuture<AcquireResult> existing(
+      LockRequest request, String dir, List<LockNode> nodes, LockNode mine, int round) {
+    String key = key(request.name(), request.owner());
+    String path = dir + "/" + mine.name();
+    boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
+    return calls
+        .read(path)
+        .thenCompose(
+            read -> {
+              if (read == null) {
+                return attempt(request, round + 1);
+              }
+              LockNodeData data = LockNodeData.decode(read.data());
+              long token = read.stat().getCzxid();
+              int version = read.stat().getVersion();
+              QueuePlace place = queued.get(key);
+              QueuePlace ours = place != null && path.equals(place.path()) ? place : null;
+              if (ours != null && ours.isLeaving()) {
+                // The owner's old place, given up and not deleted yet (the connection was lost):
+                // finish the delete first.
+                return calls
+                    .delete(path, -1)
+                    .thenCompose(
+                        gone -> {
+                          leave(key, ours);
+                          return attempt(request, round + 1);
+                        });
+              }
+              if (ours != null && ours.exclusive != exclusive) {
+                // The owner now asks for the other side: its old place goes.
+                leave(key, ours);
+                return calls.delete(path, -1).thenCompose(gone -> attempt(request, round + 1));
+              }
+              return position(dir, nodes, mine, data.blocksReaders())
+                  .thenCompose(
+                      position -> {
+                        if (!position.holding()) {
+                          return waitBehind(position, ours, request);
+                        }
+                        if (data.waiting() || ours != null) {
+                          // A place (even one whose "waiting" mark was not written) is never a
+                          // grant until its owner is handed it.
+                          return claim(request, path, data, token, version, ours, round);
+                        }
+                        if (exclusive && data.exclusive() == 0) {
+                          return CompletableFuture.completedFuture(AcquireResult.upgradeRefused());
+                        }
+                        LockNodeData more = data.plus(exclusive, 1);
+                        return calls
+                            .write(path, more.encode(), version)
+                            .exceptionallyCompose(
+                                failure ->
+                                    CompletableFuture.failedFuture(new NotRepeatable(failure)))
+                            .thenCompose(
+                                code -> {
+                                  if (code != KeeperException.Code.OK) {
+                                    return attempt(request, round + 1);
+                                  }
+                                  grantNodes.put(grantKey(key, token), path);
+                                  return granted(token, more.holds(exclusive));
+                                });
+                      });
+            });
+  }
+
+  /**
+   * A waiting node reached the front and its owner came: it becomes the grant. Clearing the mark
+   * changes no hold, so it may be repeated: a place this client keeps stays in {@link #queued}
+   * (marked as being claimed, so that no timer deletes it) until the answer came, and a claim whose
+   * answer was lost is made again by the owner's next attempt. A claim of a node this client does
+   * not keep as a place is not repeated: the next attempt could not tell it from a grant.
+   */
+  private CompletableFuture<AcquireResult> claim(
+      LockRequest request,
+      String path,
+      LockNodeData data,
+      long token,
+      int version,
+      @Nullable QueuePlace ours,
+      int round) {
+    String key = key(request.name(), request.owner());
+    if (ours != null && !ours.begin(Step.CLAIMING)) {
+      // Given up meanwhile: the next round finishes its delete.
+      return attempt(request, round + 1);
+    }
+    return calls
+        .write(path, data.withWaiting(false).encode(), version)
+        .exceptionallyCompose(
+            failure -> {
+              if (ours == null) {
+                return CompletableFuture.failedFuture(new NotRepeatable(failure));
+              }
+              ours.endClaim();
+              schedule(ours);
+              return CompletableFuture.failedFuture(failure);
+            })
+        .thenCompose(
+            code -> {
+              if (code != KeeperException.Code.OK) {
+                if (ours != null) {
+                  ours.endClaim();
+                  schedule(ours);
+                }
+                return attempt(request, round + 1);
+              }
+              if (ours != null) {
+                leave(key, ours);
+              }
+              grantNodes.put(grantKey(key, token), path);
+              return granted(token, data.holds(request.mode() == LockMode.EXCLUSIVE));
+            });
+  }
+
+  /** The owner has no node: a new holder or a new waiter. */
+  private CompletableFuture<AcquireResult> fresh(
+      LockRequest request, String dir, String digest, List<LockNode> nodes, int round) {
+    boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
+    return position(dir, nodes, null, exclusive)
+        .thenCompose(
+            previewed -> {
+              if (!previewed.holding() && request.queueKeepAliveMillis() == 0) {
+                // A try that will not wait writes nothing when it can see it would be refused.
+                return CompletableFuture.completedFuture(AcquireResult.busy(refusalHint()));
+              }
+              String creation = creationId();
+              LockNodeData data =
+                  new LockNodeData(
+                      request.owner(),
+                      self.clientId(),
+                      self.host(),
+                      self.pid(),
+                      exclusive ? 1 : 0,
+                      exclusive ? 0 : 1,
+                      sessionTimeoutMillis.getAsLong(),
+                      !previewed.holding(),
+                      creation);
+              QueuePlace place = null;
+              if (request.queueKeepAliveMillis() > 0) {
+                // Entered before the create, so that a create whose answer is lost is settled
+                // by the next attempt (or deleted by the place's timer) rather than orphaned.
+                place =
+                    new QueuePlace(
+                        key(request.name(), request.owner()), dir, digest, creation, exclusive);
+                enqueue(place, request);
+              }
+              QueuePlace entered = place;
+              return calls
+                  .create(
+                      dir + "/" + layout.nodePrefix(digest, exclusive),
+                      data.encode(),
+                      CreateMode.EPHEMERAL_SEQUENTIAL)
+                  .thenCompose(
+                      created -> {
+                        String path = created.path();
+                        if (entered != null && created.ok() && path != null) {
+                          entered.located(path);
+                        }
+                        return tokenOf(created);
+                      })
+                  .thenCompose(node -> placed(request, dir, data, node, entered, round));
+            });
+  }
+
+  private record NewNode(String path, long token) {}
+
+  private CompletableFuture<NewNode> tokenOf(ZooKeeperCalls.Created created) {
+    String path = created.path();
+    if (!created.ok() || path == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("a sequential node already existed: " + created.code()));
+    }
+    Stat stat = created.stat();
+    if (stat != null && stat.getCzxid() > 0) {
+      return CompletableFuture.completedFuture(new NewNode(path, stat.getCzxid()));
+    }
+    return calls
+        .stat(path)
+        .thenApply(
+            read -> {
+              if (read == null) {
+                throw new IllegalStateException("the new lock node " + path + " vanished");
+              }
+              return new NewNode(path, read.getCzxid());
+            });
+  }
+
+  /**
+   * The owner's new node exists: is it at the front? A node created holding (the lock looked free)
+   * that another node got ahead of is marked waiting; a node created waiting that is at the front
+   * is claimed at once.
+   */
+  private CompletableFuture<AcquireResult> placed(
+      LockRequest request,
+      String dir,
+      LockNodeData data,
+      NewNode node,
+      @Nullable QueuePlace place,
+      int round) {
+    String key = key(request.name(), request.owner());
+    String path = node.path();
+    String nodeName = path.substring(path.lastIndexOf('/') + 1);
+    boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
+    return calls
+        .children(dir)
+        .thenCompose(
+            children -> {
+              List<LockNode> nodes = LockNode.sorted(children);
+              LockNode mine =
+                  nodes.stream().filter(n -> n.name().equals(nodeName)).findFirst().orElse(null);
+              if (mine == null) {
+                // Deleted at once (force release, or the session ended): start over.
+                if (place != null) {
+                  leave(key, place);
+                }
+                return attempt(request, round + 1);
+              }
+              return position(dir, nodes, mine, exclusive)
+                  .thenCompose(
+                      position -> {
+                        if (position.holding()) {
+                          if (data.waiting()) {
+                            return claim(request, path, data, node.token(), 0, place, round);
+                          }
+                          if (place != null) {
+                            leave(key, place);
+                          }
+                          grantNodes.put(grantKey(key, node.token()), path);
+                          return granted(node.token(), 1);
+                        }
+                        if (request.queueKeepAliveMillis() == 0
+                            || (place != null && queued.get(key) != place)) {
+                          // A try does not queue; a place given up while its create was on the
+                          // wire (the engine stopped waiting) goes now, not with the session.
+                          return calls
+                              .delete(path, -1)
+                              .thenApply(gone -> AcquireResult.busy(refusalHint()));
+                        }
+                        CompletableFuture<KeeperException.Code> marked =
+                            data.waiting()
+                                ? CompletableFuture.completedFuture(KeeperException.Code.OK)
+                                : calls.write(path, data.withWaiting(true).encode(), 0);
+                        return marked.thenCompose(code -> waitBehind(position, place, request));
+                      });
+            });
+  }
+
+  /**
+   * A refusal of an owner whose node waits: a watch on the node it waits for. Its own queue place,
+   * if this client made it, is kept alive by this attempt and counts as woken when the watch fires.
+   */
+  // The hand-off timer hangs off the watch; the watch itself is what the answer carries.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private CompletableFuture<AcquireResult> waitBehind(
+      Position position, @Nullable QueuePlace place, LockRequest request) {
+    if (place != null) {
+      place.attempted(request);
+      schedule(place);
+    }
+    String watched = position.watched();
+    if (watched == null) {
+      return CompletableFuture.completedFuture(AcquireResult.busy(refusalHint()));
+    }
+    return calls
+        .watch(watched, position.children())
+        .thenApply(
+            watch -> {
+              if (place != null) {
+                // Woken by a change of the node, not by the connection's: a disconnection makes
+                // the owner try again at once, which is no turn of its to miss.
+                watch.changed().thenRun(() -> woken(place));
+              }
+              return AcquireResult.busyUntil(watch.fired());
+            });
+  }
+
+  /**
+   * Where a node stands in the queue.
+   *
+   * @param mine the owner's node, or null for a node that would be created now (at the end)
+   * @param exclusive whether that node holds or asks for the exclusive side
+   */
+  private CompletableFuture<Position> position(
+      String dir, List<LockNode> nodes, @Nullable LockNode mine, boolean exclusive) {
+    int index = mine == null ? nodes.size() : nodes.indexOf(mine);
+    CompletableFuture<Position> inQueue =
+        exclusive
+            ? CompletableFuture.completedFuture(
+                index == 0 ? Position.HOLDING : Position.behind(dir, nodes.get(index - 1).name()))
+            : nearestWriter(dir, nodes, index - 1);
+    String leases = layout.leases(dir);
+    if (leases == null) {
+      return inQueue;
+    }
+    // Curator's semaphore mutex: the front of its "locks" queue is only the right to take a lease;
+    // the lock is held while a lease exists, so latchkey holds when no lease is left.
+    return inQueue.thenCompose(
+        position ->
+            !position.holding()
+                ? CompletableFuture.completedFuture(position)
+                : calls
+                    .children(leases)
+                    .thenApply(
+                        held -> held.isEmpty() ? position : new Position(false, leases, true)));
+  }
+
+  /** A reader waits for the nearest node ahead that holds or asks for the exclusive side. */
+  private CompletableFuture<Position> nearestWriter(String dir, List<LockNode> nodes, int index) {
+    for (int i = index; i >= 0; i--) {
+      LockNode ahead = nodes.get(i);
+      if (!ahead.createdExclusive()) {
+        continue;
+      }
+      if (!ahead.isLatchkeys()) {
+        return CompletableFuture.completedFuture(Position.behind(dir, ahead.name()));
+      }
+      int next = i - 1;
+      return calls
+          .read(dir + "/" + ahead.name())
+          .thenCompose(
+              read -> {
+                if (read != null && LockNodeData.decode(read.data()).blocksReaders()) {
+                  return CompletableFuture.completedFuture(Position.behind(dir, ahead.name()));
+                }
+                // Gone, or a writer that kept only its read side.
+                return nearestWriter(dir, nodes, next);
+              });
+    }
+    return CompletableFuture.completedFuture(Position.HOLDING);
+  }
+
+  @Override
+  public CompletableFuture<ReleaseResult> release(GrantRef grant, LockMode mode) {
+    // The node this client made for the grant is read (and its token checked) by releaseAt itself.
+    String known =
+        grantNodes.get(grantKey(key(grant.name(), grant.holderId()), grant.fencingToken()));
+    CompletableFuture<@Nullable String> path =
+        known != null ? CompletableFuture.completedFuture(known) : grantPath(grant);
+    return path.thenCompose(
+        found ->
+            found == null
+                ? CompletableFuture.completedFuture(ReleaseResult.NOT_HELD)
+                : releaseAt(grant, mode == LockMode.EXCLUSIVE, found, 0));
+  }
+
+  private CompletableFuture<ReleaseResult> releaseAt(
+      GrantRef grant, boolean exclusive, String path, int round) {
+    if (round >= ATTEMPTS) {
+      return CompletableFuture.failedFuture(
+          new ConcurrentModificationException("lock node " + path + " kept changing"));
+    }
+    return calls
+        .read(path)
+        .thenCompose(
+            read -> {
+              if (read == null) {
+                forget(grant, path);
+                return CompletableFuture.completedFuture(ReleaseResult.NOT_HELD);
+              }
+              LockNodeData data = LockNodeData.decode(read.data());
+              if (!grant.matches(read.stat().getCzxid())
+                  || data.waiting()
+                  || data.holds(exclusive) == 0) {
+                return CompletableFuture.completedFuture(ReleaseResult.NOT_HELD);
+              }
+              LockNodeData less = data.plus(exclusive, -1);
+              int version = read.stat().getVersion();
+              boolean last = less.exclusive() == 0 && less.shared() == 0;
+              CompletableFuture<KeeperException.Code> change =
+                  last ? calls.delete(path, version) : calls.write(path, less.encode(), version);
+              return change.thenCompose(
+                  code -> {
+                    if (code == KeeperException.Code.BADVERSION) {
+                      return releaseAt(grant, exclusive, path, round + 1);
+                    }
+                    if (code == KeeperException.Code.NONODE) {
+                      forget(grant, path);
+                      return CompletableFuture.completedFuture(ReleaseResult.NOT_HELD);
+                    }
+                    if (last) {
+                      forget(grant, path);
+                    }
+                    return CompletableFuture.completedFuture(
+                        ReleaseResult.released(less.holds(exclusive)));
+                  });
+            });
+  }
+
+  @Override
+  public CompletableFuture<Void> leaveQueue(String name, String owner) {
+    QueuePlace place = queued.get(key(name, owner));
+    if (place == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return discard(place);
+  }
+
+  /**
+   * Deletes a place whose owner gave up or whose keep-alive ran out. A place being claimed is left
+   * to the claim: if the claim fails, the place's timer comes back to it.
+   *
+   * @return completes when the delete was answered, or handed to a retry after reconnection
+   */
+  private CompletableFuture<Void> discard(QueuePlace place) {
+    if (!place.begin(Step.LEAVING)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    place.cancelTimer();
+    return deleteLeaving(place);
+  }
+
+  private CompletableFuture<Void> deleteLeaving(QueuePlace place) {
+    return locate(place)
+        .thenCompose(
+            path ->
+                path == null
+                    ? CompletableFuture.completedFuture(KeeperException.Code.NONODE)
+                    : calls.delete(path, -1))
+        .handle(
+            (code, failure) -> {
+              if (failure != null
+                  && ConnectionGate.isConnectionLoss(failure)
+                  && queued.get(place.key) == place) {
+                deleteWhenBack(place);
+              } else {
+                // Deleted, gone already, or refused for good (the session ends with it).
+                queued.remove(place.key, place);
+              }
+              return null;
+            });
+  }
+
+  /** Sends a place's delete again once the connection is back, while the session lives. */
+  // The retry routes its own outcome; a session that ends drops the place from queued.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void deleteWhenBack(QueuePlace place) {
+    Runnable retry =
+        () -> {
+          if (queued.get(place.key) == place) {
+            deleteLeaving(place);
+          }
+        };
+    CompletableFuture<Void> back = gate.whileDown();
+    try {
+      if (back != null) {
+        back.thenRun(retry);
+      } else {
+        scheduler.schedule(retry, RECONNECTED_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+      }
+    } catch (RejectedExecutionException closed) {
+      // The client is closing; its session ends and takes the place with it.
+    }
+  }
+
+  /**
+   * Whether a lock grant is still on record: its owner's node exists with the grant's token.
+   *
+   * @param grant the grant
+   * @return true if held, false if gone
+   */
+  CompletableFuture<Boolean> confirm(GrantRef grant) {
+    return grantPath(grant).thenApply(found -> found != null);
+  }
+
+  /** The session ended: every node this client made is gone with it. */
+  void forgetAll() {
+    queued.values().forEach(QueuePlace::cancelTimer);
+    queued.clear();
+    grantNodes.clear();
+  }
+
+  /**
+   * The node of a grant: the one this client made for it, else the owner's node (another process of
+   * an owner token made it) whose creation zxid is the grant's token, or the owner's holding node
+   * for {@link GrantRef#ANY_TOKEN}. An owner may have more than one node for a moment (two attempts
+   * of one owner token in two processes), so the token decides, not the owner alone.
+   *
+   * @return the node's path, or null if the grant is not on record
+   */
+  private CompletableFuture<@Nullable String> grantPath(GrantRef grant) {
+    String key = key(grant.name(), grant.holderId());
+    String known = grantNodes.get(grantKey(key, grant.fencingToken()));
+    if (known != null) {
+      return calls
+          .stat(known)
+          .thenCompose(
+              stat -> {
+                if (stat != null && stat.getCzxid() == grant.fencingToken()) {
+                  return CompletableFuture.completedFuture(known);
+                }
+                forget(grant, known);
+                return CompletableFuture.completedFuture(null);
+              });
+    }
+    String dir = layout.dir(grant.name());
+    String digest = ZooKeeperPaths.ownerDigest(grant.holderId());
+    return calls
+        .children(dir)
+        .thenCompose(
+            children ->
+                ownersNodeWhere(
+                    dir,
+                    digest,
+                    children,
+                    (stat, data) -> grant.matches(stat.getCzxid()) && !data.waiting()));
+  }
+
+  private void forget(GrantRef grant, String path) {
+    grantNodes.remove(grantKey(key(grant.name(), grant.holderId()), grant.fencingToken()), path);
+  }
+
+  private static String grantKey(String key, long token) {
+    return key + '\u0000' + token;
+  }
+
+  /**
+   * Enters a place whose node is about to be created. Its timer starts only once the owner waits
+   * (or its create fails): an acquire granted at once costs no timer, and an owner that gives up
+   * deletes its place itself (leaveQueue).
+   */
+  private void enqueue(QueuePlace place, LockRequest request) {
+    QueuePlace stale = queued.put(place.key, place);
+    if (stale != null) {
+      // Its node was not in the listing this place was made after: it is gone.
+      stale.cancelTimer();
+    }
+    place.attempted(request);
+  }
+
+  private static @Nullable LockNode named(List<LockNode> nodes, String path) {
+    String name = path.substring(path.lastIndexOf('/') + 1);
+    for (LockNode node : nodes) {
+      if (node.name().equals(name)) {
+        return node;
+      }
+    }
+    return null;
+  }
+
+  private static String creationId() {
+    return Long.toHexString(ThreadLocalRandom.current().nextLong())
+        + Long.toHexString(ThreadLocalRandom.current().nextLong());
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  /**
+   * Wraps the failure of a write that must not be repeated (it adds a hold, or it claims a node
+   * that is not a place this client keeps): the call fails with the cause, even for a waiter.
+   */
+  private static final class NotRepeatable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotRepeatable(Throwable cause) {
+      super(unwrap(cause));
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+
+  private static @Nullable LockNode ownersNode(List<LockNode> nodes, String digest) {
+    for (LockNode node : nodes) {
+      if (digest.equals(node.ownerDigest())) {
+        return node;
+      }
+    }
+    return null;
+  }
+
+  private long refusalHint() {
+    return Math.max(1, sessionTimeoutMillis.getAsLong());
+  }
+
+  /** A grant, valid for the session timeout: the node may be gone that long after a blip. */
+  private CompletableFuture<AcquireResult> granted(long token, int holds) {
+    return CompletableFuture.completedFuture(
+        AcquireResult.grantedFor(token, holds, sessionTimeoutMillis.getAsLong()));
+  }
+
+  private static String key(String name, String owner) {
+    return name + '\u0000' + owner;
+  }
+
+  private void leave(String key, QueuePlace place) {
+    if (queued.remove(key, place)) {
+      place.cancelTimer();
+    }
+  }
+
+  private void woken(QueuePlace place) {
+    place.woken(System.nanoTime());
+    schedule(place);
+  }
+
+  /** Checks a queue place again when its keep-alive or hand-off may have run out. */
+  private void schedule(QueuePlace place) {
+    long delay = place.dueNanos() - System.nanoTime();
+    try {
+      place.replaceTimer(
+          scheduler.schedule(() -> expire(place), Math.max(delay, 0), TimeUnit.NANOSECONDS));
+    } catch (RejectedExecutionException closed) {
+      // The client is closing; its session ends and takes the place with it.
+    }
+  }
+
+  // discard routes the delete's outcome itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void expire(QueuePlace place) {
+    if (queued.get(place.key) != place) {
+      return;
+    }
+    if (place.dueNanos() > System.nanoTime()) {
+      schedule(place);
+      return;
+    }
+    discard(place);
+  }
+
+  /** What is being done with a queue place. */
+  private enum Step {
+    WAITING,
+    CLAIMING,
+    LEAVING
+  }
+
+  /**
+   * A node this client made (or is making) for an owner who waits: its keep-alive and hand-off, and
+   * whether it is being claimed or deleted.
+   */
+  private static final class QueuePlace {
+    final String key;
+    final String dir;
+    final String digest;
+    final String creation;
+    final boolean exclusive;
+    private @Nullable String path;
+    private Step step = Step.WAITING;
+    private long lastAttemptNanos;
+    private long keepAliveNanos;
+    private long handoffNanos;
+    private long wokenAtNanos;
+    private boolean woken;
+    private @Nullable ScheduledFuture<?> timer;
+
+    QueuePlace(String key, String dir, String digest, String creation, boolean exclusive) {
+      this.key = key;
+      this.dir = dir;
+      this.digest = digest;
+      this.creation = creation;
+      this.exclusive = exclusive;
+    }
+
+    /** The node's path, or null while its create has not been answered. */
+    synchronized @Nullable String path() {
+      return path;
+    }
+
+    synchronized void located(String created) {
+      path = created;
+    }
+
+    /**
+     * Starts claiming or deleting the place: the two exclude each other.
+     *
+     * @return false if the place is in the other step
+     */
+    synchronized boolean begin(Step next) {
+      if (step != Step.WAITING && step != next) {
+        return false;
+      }
+      step = next;
+      return true;
+    }
+
+    synchronized void endClaim() {
+      if (step == Step.CLAIMING) {
+        step = Step.WAITING;
+      }
+    }
+
+    synchronized boolean isLeaving() {
+      return step == Step.LEAVING;
+    }
+
+    synchronized void attempted(LockRequest request) {
+      lastAttemptNanos = System.nanoTime();
+      keepAliveNanos = TimeUnit.MILLISECONDS.toNanos(request.queueKeepAliveMillis());
+      handoffNanos = TimeUnit.MILLISECONDS.toNanos(request.handoffMillis());
+      woken = false;
+    }
+
+    synchronized void woken(long now) {
+      if (!woken) {
+        woken = true;
+        wokenAtNanos = now;
+      }
+    }
+
+    /**
+     * When the place runs out unless the owner comes: its keep-alive, or its hand-off once woken.
+     */
+    synchronized long dueNanos() {
+      long due = lastAttemptNanos + keepAliveNanos;
+      if (woken) {
+        due = Math.min(due, wokenAtNanos + handoffNanos);
+      }
+      return due;
+    }
+
+    synchronized void replaceTimer(ScheduledFuture<?> next) {
+      if (timer != null) {
+        timer.cancel(false);
+      }
+      timer = next;
+    }
+
+    synchronized void cancelTimer() {
+      if (timer != null) {
+        timer.cancel(false);
+        timer = null;
+      }
+    }
+  }
+}

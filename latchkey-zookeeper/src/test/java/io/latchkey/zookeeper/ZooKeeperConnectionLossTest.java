@@ -1,0 +1,416 @@
+package io.latchkey.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.Latchkey;
+import io.latchkey.LatchkeyOptions;
+import io.latchkey.Lease;
+import io.latchkey.LockTimeoutException;
+import io.latchkey.servers.FreezableTcpProxy;
+import io.latchkey.testkit.LeaseTransitions;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Waiters and a lost connection: a waiting acquire goes on through a connection blip that the
+ * session survives (keeping its queue node), starts over with a fresh node when the session is
+ * lost, and when its wait ends while the connection is down it fails with the wait's timeout and
+ * its node is deleted once the connection is back. The server is one in-process ZooKeeper that the
+ * tests stop and restart on the same port and data within the session timeout.
+ */
+class ZooKeeperConnectionLossTest {
+  /** A tick that allows sessions of up to 10 s (20 ticks), which outlive a server restart. */
+  private static final int TICK_MILLIS = 500;
+
+  private static final int SESSION_MILLIS = 10_000;
+  private static final String NAMESPACE = "blips";
+  private static final String NAME = "blip";
+  private static final String DIR = "/" + NAMESPACE + ZooKeeperPaths.lockDir(NAME);
+
+  private @Nullable TestingServer server;
+  private final List<Latchkey> clients = new ArrayList<>();
+  private final List<CuratorFramework> curators = new ArrayList<>();
+  private @Nullable CuratorFramework observer;
+
+  @BeforeEach
+  void startServer() throws Exception {
+    server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MILLIS, 0), true);
+  }
+
+  @AfterEach
+  void stopEverything() throws IOException {
+    clients.forEach(Latchkey::close);
+    curators.forEach(CuratorFramework::close);
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void aWaiterGoesOnThroughABlipAndKeepsItsQueueNode() throws Exception {
+    Latchkey holder = connect(null);
+    List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
+    Latchkey waiter = connect(waiterStates);
+    Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
+    List<String> heard = LeaseTransitions.of(held);
+    CompletableFuture<Lease> waiting =
+        waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
+    await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
+    String queued = children().get(1);
+    long queuedZxid = czxid(queued);
+
+    server().stop();
+    await().atMost(Duration.ofSeconds(10)).until(() -> !held.isValid());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> waiterStates.contains(ConnectionState.SUSPENDED));
+    server().restart();
+
+    // The session survived: the holder resumes, the waiter still waits, in the same place.
+    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
+    assertThat(heard).containsSubsequence("suspended", "resumed").doesNotContain("lost");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> waiterStates.contains(ConnectionState.RECONNECTED));
+    assertThat(waiterStates)
+        .containsSubsequence(ConnectionState.SUSPENDED, ConnectionState.RECONNECTED)
+        .doesNotContain(ConnectionState.LOST);
+    assertThat(waiting).isNotDone();
+    assertThat(children()).containsExactly(children().get(0), queued);
+
+    held.release();
+    Lease next = waiting.get(20, TimeUnit.SECONDS);
+    assertThat(next.fencingToken()).isEqualTo(queuedZxid).isGreaterThan(held.fencingToken());
+    next.release();
+    await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+  }
+
+  @Test
+  void aWaiterWhoseSessionIsLostStartsOverWithAFreshNode() throws Exception {
+    Latchkey holder = connect(null);
+    CuratorFramework waiterCurator = curator(new CopyOnWriteArrayList<>());
+    Latchkey waiter = using(waiterCurator);
+    Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
+    CompletableFuture<Lease> waiting =
+        waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
+    await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
+    String lostNode = children().get(1);
+
+    expireOnTheServer(waiterCurator.getZookeeperClient().getZooKeeper());
+
+    // The old node went with the session; the waiter queues again with a new one.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> children().size() == 2 && !children().contains(lostNode));
+    assertThat(waiting).isNotDone();
+    String fresh = children().get(1);
+    held.release();
+    Lease next = waiting.get(20, TimeUnit.SECONDS);
+    assertThat(next.fencingToken()).isEqualTo(czxid(fresh)).isGreaterThan(held.fencingToken());
+    next.release();
+    await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+  }
+
+  @Test
+  void aWaitThatEndsWhileTheConnectionIsDownTimesOutAndItsNodeGoesWhenTheConnectionIsBack()
+      throws Exception {
+    Latchkey holder = connect(null);
+    List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
+    Latchkey waiter = connect(waiterStates);
+    Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
+    CompletableFuture<Lease> waiting =
+        waiter.lock(NAME).acquireAsync(Duration.ofSeconds(3)).toCompletableFuture();
+    await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
+    String queued = children().get(1);
+
+    server().stop();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> waiterStates.contains(ConnectionState.SUSPENDED));
+
+    // The wait runs out while the connection is down: a timeout, as for any wait that ran out.
+    ExecutionException failed =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class, () -> waiting.get(20, TimeUnit.SECONDS));
+    assertThat(failed.getCause()).isInstanceOf(LockTimeoutException.class);
+    server().restart();
+
+    // The given-up place is deleted once the connection is back, within the session.
+    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
+    await().atMost(Duration.ofSeconds(20)).until(() -> !children().contains(queued));
+    assertThat(children()).hasSize(1);
+    held.release();
+    try (Lease again = waiter.lock(NAME).acquire(Duration.ofSeconds(10))) {
+      assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
+    }
+  }
+
+  @Test
+  void aCreateWhoseAnswerIsLostIsSettledAsOneHold() throws Exception {
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      Latchkey waiter = using(curator(new CopyOnWriteArrayList<>(), proxy, losing));
+
+      // The lock is free: the node is created as the grant, and the answer is lost. The next
+      // attempt must take that node as this acquire's (one hold), not re-enter it (two holds,
+      // which the engine would give back and acquire anew, on another node).
+      losing.creates.set(true);
+      CompletableFuture<Lease> acquiring =
+          waiter.lock(NAME).acquireAsync(Duration.ofSeconds(30)).toCompletableFuture();
+      await().atMost(Duration.ofSeconds(10)).until(() -> losing.lost.get() == 1);
+      String node = children().get(0);
+      long created = czxid(node);
+      Lease lease = acquiring.get(20, TimeUnit.SECONDS);
+      assertThat(lease.fencingToken()).isEqualTo(created);
+      assertThat(children()).containsExactly(node);
+      assertThat(holds(node)).as("holds on the node").isEqualTo(1);
+      lease.release();
+      await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+    }
+  }
+
+  @Test
+  void aClaimWhoseAnswerIsLostIsMadeAgainWithoutASecondHold() throws Exception {
+    Latchkey holder = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      Latchkey waiter = using(curator(new CopyOnWriteArrayList<>(), proxy, losing));
+      Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
+      CompletableFuture<Lease> waiting =
+          waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
+      await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
+      String queued = children().get(1);
+
+      // The woken waiter's claim (clearing "waiting") is applied, its answer lost.
+      losing.writes.set(true);
+      held.release();
+      Lease next = waiting.get(20, TimeUnit.SECONDS);
+      assertThat(losing.lost.get()).isEqualTo(1);
+      assertThat(next.fencingToken()).isEqualTo(czxid(queued));
+      assertThat(holds(queued)).as("holds on the node").isEqualTo(1);
+      next.release();
+      await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+    }
+  }
+
+  /**
+   * Hands the first armed create or data write of a lock node that succeeded a CONNECTIONLOSS
+   * answer instead of its real one, and cuts the connection at that moment: the server applied the
+   * call, the client never heard, as when a connection breaks between the request and its reply.
+   */
+  private static final class LosingAnswers {
+    final AtomicBoolean creates = new AtomicBoolean();
+    final AtomicBoolean writes = new AtomicBoolean();
+    final AtomicInteger lost = new AtomicInteger();
+    private final FreezableTcpProxy proxy;
+
+    LosingAnswers(FreezableTcpProxy proxy) {
+      this.proxy = proxy;
+    }
+
+    /** Whether this answer is the one to lose: an applied call on a lock node, once armed. */
+    boolean lose(AtomicBoolean armed, int rc, String path) {
+      if (rc == KeeperException.Code.OK.intValue()
+          && path.contains("/" + ZooKeeperPaths.LOCK_NODE_PREFIX)
+          && armed.compareAndSet(true, false)) {
+        proxy.cut();
+        lost.incrementAndGet();
+        return true;
+      }
+      return false;
+    }
+
+    // ZooKeeper's close() may throw InterruptedException; Curator closes it, not this class.
+    @SuppressWarnings("try")
+    ZooKeeper open(String connectString, int sessionTimeout, Watcher watcher) throws IOException {
+      int lossCode = KeeperException.Code.CONNECTIONLOSS.intValue();
+      return new ZooKeeper(connectString, sessionTimeout, watcher) {
+        @Override
+        public void create(
+            String path,
+            byte[] data,
+            List<ACL> acl,
+            CreateMode mode,
+            AsyncCallback.Create2Callback cb,
+            Object ctx,
+            long ttl) {
+          super.create(
+              path,
+              data,
+              acl,
+              mode,
+              (rc, at, context, name, stat) -> {
+                if (lose(creates, rc, at)) {
+                  cb.processResult(lossCode, at, context, null, null);
+                } else {
+                  cb.processResult(rc, at, context, name, stat);
+                }
+              },
+              ctx,
+              ttl);
+        }
+
+        @Override
+        public void setData(
+            String path, byte[] data, int version, AsyncCallback.StatCallback cb, Object ctx) {
+          super.setData(
+              path,
+              data,
+              version,
+              (rc, at, context, stat) -> {
+                if (lose(writes, rc, at)) {
+                  cb.processResult(lossCode, at, context, null);
+                } else {
+                  cb.processResult(rc, at, context, stat);
+                }
+              },
+              ctx);
+        }
+      };
+    }
+  }
+
+  private int holds(String child) throws Exception {
+    return LockNodeData.decode(observer().getData().forPath(DIR + "/" + child)).exclusive();
+  }
+
+  /**
+   * Ends a session on the server, as its timeout would: a second handle on the same session closes
+   * it, its ephemeral nodes go at once, and its own client hears that it expired.
+   */
+  private void expireOnTheServer(ZooKeeper session) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper twin =
+        new ZooKeeper(
+            server().getConnectString(),
+            SESSION_MILLIS,
+            event -> {
+              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            },
+            session.getSessionId(),
+            session.getSessionPasswd());
+    try {
+      assertThat(connected.await(10, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      twin.close();
+    }
+  }
+
+  /** A client over a Curator client of the test's own, whose connection states are recorded. */
+  private Latchkey connect(@Nullable List<ConnectionState> states) throws InterruptedException {
+    return using(curator(states == null ? new CopyOnWriteArrayList<>() : states));
+  }
+
+  private Latchkey using(CuratorFramework curator) {
+    Latchkey client =
+        Latchkey.using(ZooKeeperBackend.builder(curator).namespace(NAMESPACE).build(), options());
+    clients.add(client);
+    return client;
+  }
+
+  /** Like the client the URI builds: no retries, so that nothing is sent twice. */
+  private CuratorFramework curator(List<ConnectionState> states) throws InterruptedException {
+    return curator(states, null, null);
+  }
+
+  private CuratorFramework curator(
+      List<ConnectionState> states,
+      @Nullable FreezableTcpProxy proxy,
+      @Nullable LosingAnswers losing)
+      throws InterruptedException {
+    CuratorFrameworkFactory.Builder builder =
+        CuratorFrameworkFactory.builder()
+            .connectString(
+                proxy == null ? server().getConnectString() : proxy.host() + ":" + proxy.port())
+            .sessionTimeoutMs(SESSION_MILLIS)
+            // As the URI's default: three quarters of the operation timeout.
+            .connectionTimeoutMs(1_500)
+            .retryPolicy(new RetryNTimes(0, 0));
+    if (losing != null) {
+      builder.zookeeperFactory(
+          (connectString, sessionTimeout, watcher, canBeReadOnly) ->
+              losing.open(connectString, sessionTimeout, watcher));
+    }
+    CuratorFramework curator = builder.build();
+    curators.add(curator);
+    curator.getConnectionStateListenable().addListener((client, state) -> states.add(state));
+    curator.start();
+    assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+    return curator;
+  }
+
+  /** The lock directory's children in queue order, read by a client of the test's own. */
+  private List<String> children() throws Exception {
+    if (observer().checkExists().forPath(DIR) == null) {
+      return List.of();
+    }
+    return LockNode.sorted(observer().getChildren().forPath(DIR)).stream()
+        .map(LockNode::name)
+        .toList();
+  }
+
+  private long czxid(String child) throws Exception {
+    Stat stat = observer().checkExists().forPath(DIR + "/" + child);
+    assertThat(stat).as(child).isNotNull();
+    return stat.getCzxid();
+  }
+
+  private CuratorFramework observer() throws InterruptedException {
+    if (observer == null) {
+      CuratorFramework started =
+          CuratorFrameworkFactory.builder()
+              .connectString(server().getConnectString())
+              .sessionTimeoutMs(SESSION_MILLIS)
+              .retryPolicy(new RetryNTimes(20, 250))
+              .build();
+      curators.add(started);
+      started.start();
+      assertThat(started.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+      observer = started;
+    }
+    return observer;
+  }
+
+  private static LatchkeyOptions options() {
+    return LatchkeyOptions.builder()
+        .operationTimeout(Duration.ofSeconds(2))
+        .closeOnShutdown(false)
+        .build();
+  }
+
+  private TestingServer server() {
+    if (server == null) {
+      throw new IllegalStateException("the server has not been started");
+    }
+    return server;
+  }
+}
