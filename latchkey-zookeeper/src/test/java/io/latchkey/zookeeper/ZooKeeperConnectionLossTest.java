@@ -50,6 +50,18 @@ class ZooKeeperConnectionLossTest {
   private static final int TICK_MILLIS = 500;
 
   private static final int SESSION_MILLIS = 10_000;
+
+  /** Short, so that a wait through a stopped server ends soon. */
+  private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * For the tests that cut a connection under a call: the call waits for the reconnection, which
+   * the client starts after a random back-off of up to a second and a loaded machine stretches
+   * further (2.4 s seen in a full build), and these tests are about what the call settles, not its
+   * bound.
+   */
+  private static final Duration RECONNECTING_OPERATION_TIMEOUT = Duration.ofSeconds(8);
+
   private static final String NAMESPACE = "blips";
   private static final String NAME = "blip";
   private static final String DIR = "/" + NAMESPACE + ZooKeeperPaths.lockDir(NAME);
@@ -116,7 +128,7 @@ class ZooKeeperConnectionLossTest {
   void aWaiterWhoseSessionIsLostStartsOverWithAFreshNode() throws Exception {
     Latchkey holder = connect(null);
     CuratorFramework waiterCurator = curator(new CopyOnWriteArrayList<>());
-    Latchkey waiter = using(waiterCurator);
+    Latchkey waiter = using(waiterCurator, OPERATION_TIMEOUT);
     Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
     CompletableFuture<Lease> waiting =
         waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
@@ -176,7 +188,10 @@ class ZooKeeperConnectionLossTest {
   void aCreateWhoseAnswerIsLostIsSettledAsOneHold() throws Exception {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
       LosingAnswers losing = new LosingAnswers(proxy);
-      Latchkey waiter = using(curator(new CopyOnWriteArrayList<>(), proxy, losing));
+      Latchkey waiter =
+          using(
+              curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
+              RECONNECTING_OPERATION_TIMEOUT);
 
       // The lock is free: the node is created as the grant, and the answer is lost. The next
       // attempt must take that node as this acquire's (one hold), not re-enter it (two holds,
@@ -201,7 +216,10 @@ class ZooKeeperConnectionLossTest {
     Latchkey holder = connect(null);
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
       LosingAnswers losing = new LosingAnswers(proxy);
-      Latchkey waiter = using(curator(new CopyOnWriteArrayList<>(), proxy, losing));
+      Latchkey waiter =
+          using(
+              curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
+              RECONNECTING_OPERATION_TIMEOUT);
       Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
       CompletableFuture<Lease> waiting =
           waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
@@ -327,25 +345,32 @@ class ZooKeeperConnectionLossTest {
 
   /** A client over a Curator client of the test's own, whose connection states are recorded. */
   private Latchkey connect(@Nullable List<ConnectionState> states) throws InterruptedException {
-    return using(curator(states == null ? new CopyOnWriteArrayList<>() : states));
+    return using(
+        curator(states == null ? new CopyOnWriteArrayList<>() : states), OPERATION_TIMEOUT);
   }
 
-  private Latchkey using(CuratorFramework curator) {
+  private Latchkey using(CuratorFramework curator, Duration operationTimeout) {
     Latchkey client =
-        Latchkey.using(ZooKeeperBackend.builder(curator).namespace(NAMESPACE).build(), options());
+        Latchkey.using(
+            ZooKeeperBackend.builder(curator).namespace(NAMESPACE).build(),
+            LatchkeyOptions.builder()
+                .operationTimeout(operationTimeout)
+                .closeOnShutdown(false)
+                .build());
     clients.add(client);
     return client;
   }
 
   /** Like the client the URI builds: no retries, so that nothing is sent twice. */
   private CuratorFramework curator(List<ConnectionState> states) throws InterruptedException {
-    return curator(states, null, null);
+    return curator(states, null, null, OPERATION_TIMEOUT);
   }
 
   private CuratorFramework curator(
       List<ConnectionState> states,
       @Nullable FreezableTcpProxy proxy,
-      @Nullable LosingAnswers losing)
+      @Nullable LosingAnswers losing,
+      Duration operationTimeout)
       throws InterruptedException {
     CuratorFrameworkFactory.Builder builder =
         CuratorFrameworkFactory.builder()
@@ -353,7 +378,7 @@ class ZooKeeperConnectionLossTest {
                 proxy == null ? server().getConnectString() : proxy.host() + ":" + proxy.port())
             .sessionTimeoutMs(SESSION_MILLIS)
             // As the URI's default: three quarters of the operation timeout.
-            .connectionTimeoutMs(1_500)
+            .connectionTimeoutMs((int) operationTimeout.toMillis() * 3 / 4)
             .retryPolicy(new RetryNTimes(0, 0));
     if (losing != null) {
       builder.zookeeperFactory(
@@ -398,13 +423,6 @@ class ZooKeeperConnectionLossTest {
       observer = started;
     }
     return observer;
-  }
-
-  private static LatchkeyOptions options() {
-    return LatchkeyOptions.builder()
-        .operationTimeout(Duration.ofSeconds(2))
-        .closeOnShutdown(false)
-        .build();
   }
 
   private TestingServer server() {
