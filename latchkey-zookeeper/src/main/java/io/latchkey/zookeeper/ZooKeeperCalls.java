@@ -203,6 +203,50 @@ final class ZooKeeperCalls {
   }
 
   /**
+   * Sets a watch on a node that fires only when the node goes (or the connection changes): a change
+   * of its data sets the watch again instead, which costs one request where a woken waiter's new
+   * attempt would cost three. For a waiter whose turn does not depend on the watched node's data.
+   *
+   * @param path the node to watch
+   * @return the watch, once set
+   */
+  CompletableFuture<Watch> watchUntilGone(String path) {
+    Watch watch = new Watch(new CompletableFuture<>(), new CompletableFuture<>());
+    return armUntilGone(path, watch).thenApply(armed -> watch);
+  }
+
+  // The re-armed watch routes its own outcome into the watch's futures.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private CompletableFuture<Void> armUntilGone(String path, Watch watch) {
+    org.apache.zookeeper.Watcher watcher =
+        event -> {
+          if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDataChanged) {
+            armUntilGone(path, watch)
+                .exceptionally(
+                    failure -> {
+                      // Not set again: the waiter tries again at once, as after a blip.
+                      watch.fired().complete(null);
+                      return null;
+                    });
+          } else {
+            watch.heard(event);
+          }
+        };
+    return send((callback, on) ->
+            client.checkExists().usingWatcher(watcher).inBackground(callback, on).forPath(path))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NONODE || event.getStat() == null) {
+                watch.nodeChanged();
+              } else if (code != KeeperException.Code.OK) {
+                throw new java.util.concurrent.CompletionException(failure(event));
+              }
+              return null;
+            });
+  }
+
+  /**
    * Sets a one-time watch on a node's children.
    *
    * @param path the parent
