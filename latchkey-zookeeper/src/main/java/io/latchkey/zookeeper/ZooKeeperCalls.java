@@ -11,8 +11,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Curator's background calls as stages. Every call is sent once, in the background; its answer
- * arrives on {@code executor} (never on ZooKeeper's event thread, which must stay free to deliver
- * watches and session events). A call that Curator refuses at once fails the stage.
+ * arrives on {@code executor}. The backend gives a direct executor, so that answers complete their
+ * stages on ZooKeeper's event thread, as watches do: what runs after them (the stores' next
+ * background call, the engine's bookkeeping) is short and never blocks, and must stay so, since
+ * that thread also delivers watches and session events. A call that Curator refuses at once fails
+ * the stage.
  */
 final class ZooKeeperCalls {
   /** Sends one background call with the callback and executor it is given. */
@@ -184,22 +187,7 @@ final class ZooKeeperCalls {
 
   CompletableFuture<Watch> watch(String path) {
     Watch watch = new Watch(new CompletableFuture<>(), new CompletableFuture<>());
-    return send((callback, on) ->
-            client
-                .checkExists()
-                .usingWatcher((org.apache.zookeeper.Watcher) watch::heard)
-                .inBackground(callback, on)
-                .forPath(path))
-        .thenApply(
-            event -> {
-              KeeperException.Code code = code(event);
-              if (code == KeeperException.Code.NONODE || event.getStat() == null) {
-                watch.nodeChanged();
-              } else if (code != KeeperException.Code.OK) {
-                throw new java.util.concurrent.CompletionException(failure(event));
-              }
-              return watch;
-            });
+    return watchNode(path, watch, watch::heard).thenApply(set -> watch);
   }
 
   /**
@@ -232,6 +220,12 @@ final class ZooKeeperCalls {
             watch.heard(event);
           }
         };
+    return watchNode(path, watch, watcher);
+  }
+
+  /** Sets a watcher on a node for a watch; a node gone already completes the watch at once. */
+  private CompletableFuture<Void> watchNode(
+      String path, Watch watch, org.apache.zookeeper.Watcher watcher) {
     return send((callback, on) ->
             client.checkExists().usingWatcher(watcher).inBackground(callback, on).forPath(path))
         .thenApply(
