@@ -45,7 +45,9 @@ import org.jspecify.annotations.Nullable;
  * included. A re-entry adds a hold to the node's data (a versioned write) and keeps the token; the
  * owner's digest in the node's name lets another process holding the same owner token find the node
  * and re-enter it rather than make a second one. A release takes one hold off by a versioned write,
- * and deletes the node with the last one.
+ * and deletes the node with the last one; the version is the one this client kept from its own last
+ * write of the node, so a release sends no read first (a node changed by another process of the
+ * owner token answers BADVERSION and is read then).
  *
  * <p>Queue places this client made are kept in {@link #queued} until the owner is granted or
  * leaves. A place whose owner stops retrying for its keep-alive, or that was woken (its watch
@@ -128,13 +130,6 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   /**
-   * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
-   * directory, or (Curator's semaphore mutex) the leases of Curator's holders.
-   *
-   * @param watched the path to watch, or null
-   * @param children whether the watched path's children are what it waits for
-   */
-  /**
    * A node of this client, as this client last wrote it: a grant (kept until released), or a queue
    * place. The release (or claim) writes with this version instead of reading the node first: a
    * node changed meanwhile answers BADVERSION and is read then, one gone answers NONODE.
@@ -146,6 +141,13 @@ final class ZooKeeperLockStore implements LockStore {
    */
   private record Held(String path, long token, int version, LockNodeData data) {}
 
+  /**
+   * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
+   * directory, or (Curator's semaphore mutex) the leases of Curator's holders.
+   *
+   * @param watched the path to watch, or null
+   * @param children whether the watched path's children are what it waits for
+   */
   private record Position(boolean holding, @Nullable String watched, boolean children) {
     static final Position HOLDING = new Position(true, null, false);
 
