@@ -47,7 +47,10 @@ import org.jspecify.annotations.Nullable;
  * and re-enter it rather than make a second one. A release takes one hold off by a versioned write,
  * and deletes the node with the last one; the version is the one this client kept from its own last
  * write of the node, so a release sends no read first (a node changed by another process of the
- * owner token answers BADVERSION and is read then).
+ * owner token answers BADVERSION and is read then). Only for this client's thread owners, whose ids
+ * no other process can have: a lock directory is a container that the server removes once empty,
+ * and a remade directory numbers its nodes from zero again, so a node of an owner token that
+ * another process made could have the kept node's name and version. Token owners read first.
  *
  * <p>Queue places this client made are kept in {@link #queued} until the owner is granted or
  * leaves. A place whose owner stops retrying for its keep-alive, or that was woken (its watch
@@ -342,7 +345,7 @@ final class ZooKeeperLockStore implements LockStore {
     QueuePlace waited = queued.get(key);
     Held known = waited == null ? null : waited.known();
     CompletableFuture<@Nullable Held> state =
-        known != null && known.path().equals(path)
+        known != null && known.path().equals(path) && ownedHereAlone(request.owner())
             ? CompletableFuture.completedFuture(known)
             : calls
                 .read(path)
@@ -736,10 +739,20 @@ final class ZooKeeperLockStore implements LockStore {
                 : releaseAt(grant, exclusive, found, 0));
   }
 
-  /** The grant as this client holds it, if it made or took it (and not another process). */
+  /**
+   * The grant as this client holds it, if it made or took it and its owner is one that no other
+   * process can have (see the class comment).
+   */
   private @Nullable Held heldGrant(GrantRef grant) {
     Held held = grants.get(key(grant.name(), grant.holderId()));
-    return held != null && held.token() == grant.fencingToken() ? held : null;
+    return held != null && held.token() == grant.fencingToken() && ownedHereAlone(grant.holderId())
+        ? held
+        : null;
+  }
+
+  /** Whether an owner is one of this client's threads, which no other process can act for. */
+  private boolean ownedHereAlone(String owner) {
+    return owner.startsWith(self.clientId() + ":");
   }
 
   /**
