@@ -161,8 +161,9 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
       closeClient();
       throw new BackendUnavailableException("cannot connect to " + description, e);
     }
-    ZooKeeperCalls calls =
-        new ZooKeeperCalls(client.usingNamespace(namespace), context.blockingExecutor());
+    // Answers are handled where ZooKeeper delivers them (its event thread, as watches are): each
+    // hop to another thread is a wait for a core, which on a busy machine costs more than the call.
+    ZooKeeperCalls calls = new ZooKeeperCalls(client.usingNamespace(namespace), Runnable::run);
     ClientIdentity self = new ClientIdentity(context.clientId(), localHost(), currentPid());
     ZooKeeperCounters counters = new ZooKeeperCounters(calls);
     this.gate =

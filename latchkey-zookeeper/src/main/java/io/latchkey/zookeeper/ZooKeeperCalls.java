@@ -11,8 +11,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Curator's background calls as stages. Every call is sent once, in the background; its answer
- * arrives on {@code executor} (never on ZooKeeper's event thread, which must stay free to deliver
- * watches and session events). A call that Curator refuses at once fails the stage.
+ * arrives on {@code executor}. The backend gives a direct executor, so that answers complete their
+ * stages on ZooKeeper's event thread, as watches do: what runs after them (the stores' next
+ * background call, the engine's bookkeeping) is short and never blocks, and must stay so, since
+ * that thread also delivers watches and session events. A call that Curator refuses at once fails
+ * the stage.
  */
 final class ZooKeeperCalls {
   /** Sends one background call with the callback and executor it is given. */
@@ -184,12 +187,47 @@ final class ZooKeeperCalls {
 
   CompletableFuture<Watch> watch(String path) {
     Watch watch = new Watch(new CompletableFuture<>(), new CompletableFuture<>());
+    return watchNode(path, watch, watch::heard).thenApply(set -> watch);
+  }
+
+  /**
+   * Sets a watch on a node that fires only when the node goes (or the connection changes): a change
+   * of its data sets the watch again instead, which costs one request where a woken waiter's new
+   * attempt would cost three. For a waiter whose turn does not depend on the watched node's data.
+   *
+   * @param path the node to watch
+   * @return the watch, once set
+   */
+  CompletableFuture<Watch> watchUntilGone(String path) {
+    Watch watch = new Watch(new CompletableFuture<>(), new CompletableFuture<>());
+    return armUntilGone(path, watch).thenApply(armed -> watch);
+  }
+
+  // The re-armed watch routes its own outcome into the watch's futures.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private CompletableFuture<Void> armUntilGone(String path, Watch watch) {
+    org.apache.zookeeper.Watcher watcher =
+        event -> {
+          if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDataChanged) {
+            armUntilGone(path, watch)
+                .exceptionally(
+                    failure -> {
+                      // Not set again: the waiter tries again at once, as after a blip.
+                      watch.fired().complete(null);
+                      return null;
+                    });
+          } else {
+            watch.heard(event);
+          }
+        };
+    return watchNode(path, watch, watcher);
+  }
+
+  /** Sets a watcher on a node for a watch; a node gone already completes the watch at once. */
+  private CompletableFuture<Void> watchNode(
+      String path, Watch watch, org.apache.zookeeper.Watcher watcher) {
     return send((callback, on) ->
-            client
-                .checkExists()
-                .usingWatcher((org.apache.zookeeper.Watcher) watch::heard)
-                .inBackground(callback, on)
-                .forPath(path))
+            client.checkExists().usingWatcher(watcher).inBackground(callback, on).forPath(path))
         .thenApply(
             event -> {
               KeeperException.Code code = code(event);
@@ -198,7 +236,7 @@ final class ZooKeeperCalls {
               } else if (code != KeeperException.Code.OK) {
                 throw new java.util.concurrent.CompletionException(failure(event));
               }
-              return watch;
+              return null;
             });
   }
 

@@ -9,6 +9,7 @@ import io.latchkey.spi.ReleaseResult;
 import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,7 +45,12 @@ import org.jspecify.annotations.Nullable;
  * included. A re-entry adds a hold to the node's data (a versioned write) and keeps the token; the
  * owner's digest in the node's name lets another process holding the same owner token find the node
  * and re-enter it rather than make a second one. A release takes one hold off by a versioned write,
- * and deletes the node with the last one.
+ * and deletes the node with the last one; the version is the one this client kept from its own last
+ * write of the node, so a release sends no read first (a node changed by another process of the
+ * owner token answers BADVERSION and is read then). Only for this client's thread owners, whose ids
+ * no other process can have: a lock directory is a container that the server removes once empty,
+ * and a remade directory numbers its nodes from zero again, so a node of an owner token that
+ * another process made could have the kept node's name and version. Token owners read first.
  *
  * <p>Queue places this client made are kept in {@link #queued} until the owner is granted or
  * leaves. A place whose owner stops retrying for its keep-alive, or that was woken (its watch
@@ -99,7 +105,17 @@ final class ZooKeeperLockStore implements LockStore {
   private final ConnectionGate gate;
   private final LockLayout layout;
   private final Map<String, QueuePlace> queued = new ConcurrentHashMap<>();
-  private final Map<String, String> grantNodes = new ConcurrentHashMap<>();
+  private final Map<String, Held> grants = new ConcurrentHashMap<>();
+
+  /**
+   * Lock directories where this client last saw other nodes: its next waiter there is created with
+   * its waiting mark, so that it costs no second write to mark it. Only a hint: a wrong guess costs
+   * one write (a mark, or a claim), never a wrong answer.
+   */
+  private final Set<String> busyDirs = ConcurrentHashMap.newKeySet();
+
+  /** How many busy directories are remembered before the hint starts over. */
+  private static final int BUSY_DIRS = 4096;
 
   ZooKeeperLockStore(
       ZooKeeperCalls calls,
@@ -115,6 +131,18 @@ final class ZooKeeperLockStore implements LockStore {
     this.scheduler = scheduler;
     this.gate = gate;
   }
+
+  /**
+   * A node of this client, as this client last wrote it: a grant (kept until released), or a queue
+   * place. The release (or claim) writes with this version instead of reading the node first: a
+   * node changed meanwhile answers BADVERSION and is read then, one gone answers NONODE.
+   *
+   * @param path the node
+   * @param token its creation zxid
+   * @param version its data version after this client's last write
+   * @param data its data after that write
+   */
+  private record Held(String path, long token, int version, LockNodeData data) {}
 
   /**
    * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
@@ -143,9 +171,36 @@ final class ZooKeeperLockStore implements LockStore {
       if (down != null) {
         return CompletableFuture.completedFuture(offline(request, down));
       }
-      answer = settle(request).thenCompose(settled -> attempt(request, 0));
+      answer = settle(request).thenCompose(settled -> firstAttempt(request));
     }
     return answer.exceptionallyCompose(failure -> afterFailure(request, waits, failure));
+  }
+
+  /**
+   * A waiting owner of whom this client keeps no node (no grant, no queue place) creates its node
+   * before it lists the directory, as Curator does: an uncontended acquire is then one create and
+   * one listing. Another process of the owner token may have a node already; the listing shows it,
+   * and the new node gives way to it ({@link #placed}).
+   */
+  private CompletableFuture<AcquireResult> firstAttempt(LockRequest request) {
+    String key = key(request.name(), request.owner());
+    if (queued.containsKey(key) || grants.containsKey(key)) {
+      return attempt(request, 0);
+    }
+    String dir = layout.dir(request.name());
+    return create(
+        request, dir, ZooKeeperPaths.ownerDigest(request.owner()), busyDirs.contains(dir), 0);
+  }
+
+  private void noteBusy(String dir, boolean busy) {
+    if (!busy) {
+      busyDirs.remove(dir);
+      return;
+    }
+    if (busyDirs.size() >= BUSY_DIRS) {
+      busyDirs.clear();
+    }
+    busyDirs.add(dir);
   }
 
   private CompletableFuture<AcquireResult> afterFailure(
@@ -287,64 +342,78 @@ final class ZooKeeperLockStore implements LockStore {
     String key = key(request.name(), request.owner());
     String path = dir + "/" + mine.name();
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
-    return calls
-        .read(path)
-        .thenCompose(
-            read -> {
-              if (read == null) {
-                return attempt(request, round + 1);
-              }
-              LockNodeData data = LockNodeData.decode(read.data());
-              long token = read.stat().getCzxid();
-              int version = read.stat().getVersion();
-              QueuePlace place = queued.get(key);
-              QueuePlace ours = place != null && path.equals(place.path()) ? place : null;
-              if (ours != null && ours.isLeaving()) {
-                // The owner's old place, given up and not deleted yet (the connection was lost):
-                // finish the delete first.
-                return calls
-                    .delete(path, -1)
-                    .thenCompose(
-                        gone -> {
-                          leave(key, ours);
-                          return attempt(request, round + 1);
-                        });
-              }
-              if (ours != null && ours.exclusive != exclusive) {
-                // The owner now asks for the other side: its old place goes.
-                leave(key, ours);
-                return calls.delete(path, -1).thenCompose(gone -> attempt(request, round + 1));
-              }
-              return position(dir, nodes, mine, data.blocksReaders())
-                  .thenCompose(
-                      position -> {
-                        if (!position.holding()) {
-                          return waitBehind(position, ours, request);
-                        }
-                        if (data.waiting() || ours != null) {
-                          // A place (even one whose "waiting" mark was not written) is never a
-                          // grant until its owner is handed it.
-                          return claim(request, path, data, token, version, ours, round);
-                        }
-                        if (exclusive && data.exclusive() == 0) {
-                          return CompletableFuture.completedFuture(AcquireResult.upgradeRefused());
-                        }
-                        LockNodeData more = data.plus(exclusive, 1);
-                        return calls
-                            .write(path, more.encode(), version)
-                            .exceptionallyCompose(
-                                failure ->
-                                    CompletableFuture.failedFuture(new NotRepeatable(failure)))
-                            .thenCompose(
-                                code -> {
-                                  if (code != KeeperException.Code.OK) {
-                                    return attempt(request, round + 1);
-                                  }
-                                  grantNodes.put(grantKey(key, token), path);
-                                  return granted(token, more.holds(exclusive));
-                                });
-                      });
-            });
+    QueuePlace waited = queued.get(key);
+    Held known = waited == null ? null : waited.known();
+    CompletableFuture<@Nullable Held> state =
+        known != null && known.path().equals(path) && ownedHereAlone(request.owner())
+            ? CompletableFuture.completedFuture(known)
+            : calls
+                .read(path)
+                .thenApply(
+                    read ->
+                        read == null
+                            ? null
+                            : new Held(
+                                path,
+                                read.stat().getCzxid(),
+                                read.stat().getVersion(),
+                                LockNodeData.decode(read.data())));
+    return state.thenCompose(
+        read -> {
+          if (read == null) {
+            return attempt(request, round + 1);
+          }
+          LockNodeData data = read.data();
+          long token = read.token();
+          int version = read.version();
+          QueuePlace place = queued.get(key);
+          QueuePlace ours = place != null && path.equals(place.path()) ? place : null;
+          if (ours != null && ours.isLeaving()) {
+            // The owner's old place, given up and not deleted yet (the connection was lost):
+            // finish the delete first.
+            return calls
+                .delete(path, -1)
+                .thenCompose(
+                    gone -> {
+                      leave(key, ours);
+                      return attempt(request, round + 1);
+                    });
+          }
+          if (ours != null && ours.exclusive != exclusive) {
+            // The owner now asks for the other side: its old place goes.
+            leave(key, ours);
+            return calls.delete(path, -1).thenCompose(gone -> attempt(request, round + 1));
+          }
+          return position(dir, nodes, mine, data.blocksReaders())
+              .thenCompose(
+                  position -> {
+                    noteBusy(dir, !position.holding() || nodes.size() > 1);
+                    if (!position.holding()) {
+                      return waitBehind(position, ours, request);
+                    }
+                    if (data.waiting() || ours != null) {
+                      // A place (even one whose "waiting" mark was not written) is never a
+                      // grant until its owner is handed it.
+                      return claim(request, path, data, token, version, ours, round);
+                    }
+                    if (exclusive && data.exclusive() == 0) {
+                      return CompletableFuture.completedFuture(AcquireResult.upgradeRefused());
+                    }
+                    LockNodeData more = data.plus(exclusive, 1);
+                    return calls
+                        .write(path, more.encode(), version)
+                        .exceptionallyCompose(
+                            failure -> CompletableFuture.failedFuture(new NotRepeatable(failure)))
+                        .thenCompose(
+                            code -> {
+                              if (code != KeeperException.Code.OK) {
+                                return attempt(request, round + 1);
+                              }
+                              grants.put(key, new Held(path, token, version + 1, more));
+                              return granted(token, more.holds(exclusive));
+                            });
+                  });
+        });
   }
 
   /**
@@ -382,6 +451,8 @@ final class ZooKeeperLockStore implements LockStore {
             code -> {
               if (code != KeeperException.Code.OK) {
                 if (ours != null) {
+                  // Changed or gone under it: the next round reads the node.
+                  ours.know(null);
                   ours.endClaim();
                   schedule(ours);
                 }
@@ -390,8 +461,9 @@ final class ZooKeeperLockStore implements LockStore {
               if (ours != null) {
                 leave(key, ours);
               }
-              grantNodes.put(grantKey(key, token), path);
-              return granted(token, data.holds(request.mode() == LockMode.EXCLUSIVE));
+              LockNodeData claimed = data.withWaiting(false);
+              grants.put(key, new Held(path, token, version + 1, claimed));
+              return granted(token, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
             });
   }
 
@@ -406,46 +478,56 @@ final class ZooKeeperLockStore implements LockStore {
                 // A try that will not wait writes nothing when it can see it would be refused.
                 return CompletableFuture.completedFuture(AcquireResult.busy(refusalHint()));
               }
-              String creation = creationId();
-              LockNodeData data =
-                  new LockNodeData(
-                      request.owner(),
-                      self.clientId(),
-                      self.host(),
-                      self.pid(),
-                      exclusive ? 1 : 0,
-                      exclusive ? 0 : 1,
-                      sessionTimeoutMillis.getAsLong(),
-                      !previewed.holding(),
-                      creation);
-              QueuePlace place = null;
-              if (request.queueKeepAliveMillis() > 0) {
-                // Entered before the create, so that a create whose answer is lost is settled
-                // by the next attempt (or deleted by the place's timer) rather than orphaned.
-                place =
-                    new QueuePlace(
-                        key(request.name(), request.owner()), dir, digest, creation, exclusive);
-                enqueue(place, request);
-              }
-              QueuePlace entered = place;
-              return calls
-                  .create(
-                      dir + "/" + layout.nodePrefix(digest, exclusive),
-                      data.encode(),
-                      CreateMode.EPHEMERAL_SEQUENTIAL)
-                  .thenCompose(
-                      created -> {
-                        String path = created.path();
-                        if (entered != null && created.ok() && path != null) {
-                          entered.located(path);
-                        }
-                        return tokenOf(created);
-                      })
-                  .thenCompose(node -> placed(request, dir, data, node, entered, round));
+              return create(request, dir, digest, !previewed.holding(), round);
             });
   }
 
-  private record NewNode(String path, long token) {}
+  /**
+   * Creates the owner's node, marked waiting if it is expected to wait, and places it.
+   *
+   * @param waiting whether to create it with its waiting mark
+   */
+  private CompletableFuture<AcquireResult> create(
+      LockRequest request, String dir, String digest, boolean waiting, int round) {
+    boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
+    String creation = creationId();
+    LockNodeData data =
+        new LockNodeData(
+            request.owner(),
+            self.clientId(),
+            self.host(),
+            self.pid(),
+            exclusive ? 1 : 0,
+            exclusive ? 0 : 1,
+            sessionTimeoutMillis.getAsLong(),
+            waiting,
+            creation);
+    QueuePlace place = null;
+    if (request.queueKeepAliveMillis() > 0) {
+      // Entered before the create, so that a create whose answer is lost is settled
+      // by the next attempt (or deleted by the place's timer) rather than orphaned.
+      place =
+          new QueuePlace(key(request.name(), request.owner()), dir, digest, creation, exclusive);
+      enqueue(place, request);
+    }
+    QueuePlace entered = place;
+    return calls
+        .create(
+            dir + "/" + layout.nodePrefix(digest, exclusive),
+            data.encode(),
+            CreateMode.EPHEMERAL_SEQUENTIAL)
+        .thenCompose(
+            created -> {
+              String path = created.path();
+              if (entered != null && created.ok() && path != null) {
+                entered.located(path);
+              }
+              return tokenOf(created);
+            })
+        .thenCompose(node -> placed(request, dir, digest, data, node, entered, round));
+  }
+
+  private record NewNode(String path, long token, int version) {}
 
   private CompletableFuture<NewNode> tokenOf(ZooKeeperCalls.Created created) {
     String path = created.path();
@@ -455,7 +537,8 @@ final class ZooKeeperLockStore implements LockStore {
     }
     Stat stat = created.stat();
     if (stat != null && stat.getCzxid() > 0) {
-      return CompletableFuture.completedFuture(new NewNode(path, stat.getCzxid()));
+      return CompletableFuture.completedFuture(
+          new NewNode(path, stat.getCzxid(), stat.getVersion()));
     }
     return calls
         .stat(path)
@@ -464,7 +547,7 @@ final class ZooKeeperLockStore implements LockStore {
               if (read == null) {
                 throw new IllegalStateException("the new lock node " + path + " vanished");
               }
-              return new NewNode(path, read.getCzxid());
+              return new NewNode(path, read.getCzxid(), read.getVersion());
             });
   }
 
@@ -476,6 +559,7 @@ final class ZooKeeperLockStore implements LockStore {
   private CompletableFuture<AcquireResult> placed(
       LockRequest request,
       String dir,
+      String digest,
       LockNodeData data,
       NewNode node,
       @Nullable QueuePlace place,
@@ -498,17 +582,26 @@ final class ZooKeeperLockStore implements LockStore {
                 }
                 return attempt(request, round + 1);
               }
+              LockNode first = ownersNode(nodes, digest);
+              if (first != null && !first.name().equals(nodeName)) {
+                // The owner token has a node ahead already (made by another of its processes):
+                // that one is the owner's, as if the listing had come first; this one goes.
+                CompletableFuture<?> gone = place != null ? discard(place) : calls.delete(path, -1);
+                return gone.thenCompose(deleted -> attempt(request, round + 1));
+              }
               return position(dir, nodes, mine, exclusive)
                   .thenCompose(
                       position -> {
+                        noteBusy(dir, !position.holding() || nodes.size() > 1);
                         if (position.holding()) {
                           if (data.waiting()) {
-                            return claim(request, path, data, node.token(), 0, place, round);
+                            return claim(
+                                request, path, data, node.token(), node.version(), place, round);
                           }
                           if (place != null) {
                             leave(key, place);
                           }
-                          grantNodes.put(grantKey(key, node.token()), path);
+                          grants.put(key, new Held(path, node.token(), node.version(), data));
                           return granted(node.token(), 1);
                         }
                         if (request.queueKeepAliveMillis() == 0
@@ -519,11 +612,23 @@ final class ZooKeeperLockStore implements LockStore {
                               .delete(path, -1)
                               .thenApply(gone -> AcquireResult.busy(refusalHint()));
                         }
-                        CompletableFuture<KeeperException.Code> marked =
-                            data.waiting()
-                                ? CompletableFuture.completedFuture(KeeperException.Code.OK)
-                                : calls.write(path, data.withWaiting(true).encode(), 0);
-                        return marked.thenCompose(code -> waitBehind(position, place, request));
+                        if (data.waiting()) {
+                          if (place != null) {
+                            place.know(new Held(path, node.token(), node.version(), data));
+                          }
+                          return waitBehind(position, place, request);
+                        }
+                        LockNodeData marked = data.withWaiting(true);
+                        return calls
+                            .write(path, marked.encode(), node.version())
+                            .thenCompose(
+                                code -> {
+                                  if (code == KeeperException.Code.OK && place != null) {
+                                    place.know(
+                                        new Held(path, node.token(), node.version() + 1, marked));
+                                  }
+                                  return waitBehind(position, place, request);
+                                });
                       });
             });
   }
@@ -544,17 +649,21 @@ final class ZooKeeperLockStore implements LockStore {
     if (watched == null) {
       return CompletableFuture.completedFuture(AcquireResult.busy(refusalHint()));
     }
-    return calls
-        .watch(watched, position.children())
-        .thenApply(
-            watch -> {
-              if (place != null) {
-                // Woken by a change of the node, not by the connection's: a disconnection makes
-                // the owner try again at once, which is no turn of its to miss.
-                watch.changed().thenRun(() -> woken(place));
-              }
-              return AcquireResult.busyUntil(watch.fired());
-            });
+    // An exclusive waiter's turn comes when every node ahead is gone, whatever their data says: a
+    // change of the watched node's data (its claim, a re-entry) is no reason to try again.
+    CompletableFuture<ZooKeeperCalls.Watch> set =
+        position.children() || request.mode() != LockMode.EXCLUSIVE
+            ? calls.watch(watched, position.children())
+            : calls.watchUntilGone(watched);
+    return set.thenApply(
+        watch -> {
+          if (place != null) {
+            // Woken by a change of the node, not by the connection's: a disconnection makes
+            // the owner try again at once, which is no turn of its to miss.
+            watch.changed().thenRun(() -> woken(place));
+          }
+          return AcquireResult.busyUntil(watch.fired());
+        });
   }
 
   /**
@@ -614,16 +723,74 @@ final class ZooKeeperLockStore implements LockStore {
 
   @Override
   public CompletableFuture<ReleaseResult> release(GrantRef grant, LockMode mode) {
-    // The node this client made for the grant is read (and its token checked) by releaseAt itself.
-    String known =
-        grantNodes.get(grantKey(key(grant.name(), grant.holderId()), grant.fencingToken()));
+    boolean exclusive = mode == LockMode.EXCLUSIVE;
+    Held held = heldGrant(grant);
+    if (held != null && held.data().holds(exclusive) > 0) {
+      // The node as this client last wrote it: one versioned write or delete, no read.
+      LockNodeData less = held.data().plus(exclusive, -1);
+      return change(grant, exclusive, held.path(), held.token(), held.version(), less, 0);
+    }
     CompletableFuture<@Nullable String> path =
-        known != null ? CompletableFuture.completedFuture(known) : grantPath(grant);
+        held != null ? CompletableFuture.completedFuture(held.path()) : grantPath(grant);
     return path.thenCompose(
         found ->
             found == null
                 ? CompletableFuture.completedFuture(ReleaseResult.NOT_HELD)
-                : releaseAt(grant, mode == LockMode.EXCLUSIVE, found, 0));
+                : releaseAt(grant, exclusive, found, 0));
+  }
+
+  /**
+   * The grant as this client holds it, if it made or took it and its owner is one that no other
+   * process can have (see the class comment).
+   */
+  private @Nullable Held heldGrant(GrantRef grant) {
+    Held held = grants.get(key(grant.name(), grant.holderId()));
+    return held != null && held.token() == grant.fencingToken() && ownedHereAlone(grant.holderId())
+        ? held
+        : null;
+  }
+
+  /** Whether an owner is one of this client's threads, which no other process can act for. */
+  private boolean ownedHereAlone(String owner) {
+    return owner.startsWith(self.clientId() + ":");
+  }
+
+  /**
+   * Takes one hold off a grant's node by a write (or a delete with the last hold) at a version.
+   * BADVERSION (the node changed, or another node took its path) reads the node and starts over;
+   * NONODE means the grant is gone.
+   */
+  private CompletableFuture<ReleaseResult> change(
+      GrantRef grant,
+      boolean exclusive,
+      String path,
+      long token,
+      int version,
+      LockNodeData less,
+      int round) {
+    boolean last = less.exclusive() == 0 && less.shared() == 0;
+    CompletableFuture<KeeperException.Code> change =
+        last ? calls.delete(path, version) : calls.write(path, less.encode(), version);
+    return change.thenCompose(
+        code -> {
+          if (code == KeeperException.Code.BADVERSION) {
+            return releaseAt(grant, exclusive, path, round + 1);
+          }
+          if (code == KeeperException.Code.NONODE || last) {
+            forget(grant, path);
+          } else {
+            grants.computeIfPresent(
+                key(grant.name(), grant.holderId()),
+                (key, held) ->
+                    held.token() == token && held.path().equals(path)
+                        ? new Held(path, token, version + 1, less)
+                        : held);
+          }
+          return CompletableFuture.completedFuture(
+              code == KeeperException.Code.NONODE
+                  ? ReleaseResult.NOT_HELD
+                  : ReleaseResult.released(less.holds(exclusive)));
+        });
   }
 
   private CompletableFuture<ReleaseResult> releaseAt(
@@ -646,26 +813,14 @@ final class ZooKeeperLockStore implements LockStore {
                   || data.holds(exclusive) == 0) {
                 return CompletableFuture.completedFuture(ReleaseResult.NOT_HELD);
               }
-              LockNodeData less = data.plus(exclusive, -1);
-              int version = read.stat().getVersion();
-              boolean last = less.exclusive() == 0 && less.shared() == 0;
-              CompletableFuture<KeeperException.Code> change =
-                  last ? calls.delete(path, version) : calls.write(path, less.encode(), version);
-              return change.thenCompose(
-                  code -> {
-                    if (code == KeeperException.Code.BADVERSION) {
-                      return releaseAt(grant, exclusive, path, round + 1);
-                    }
-                    if (code == KeeperException.Code.NONODE) {
-                      forget(grant, path);
-                      return CompletableFuture.completedFuture(ReleaseResult.NOT_HELD);
-                    }
-                    if (last) {
-                      forget(grant, path);
-                    }
-                    return CompletableFuture.completedFuture(
-                        ReleaseResult.released(less.holds(exclusive)));
-                  });
+              return change(
+                  grant,
+                  exclusive,
+                  path,
+                  read.stat().getCzxid(),
+                  read.stat().getVersion(),
+                  data.plus(exclusive, -1),
+                  round);
             });
   }
 
@@ -749,7 +904,7 @@ final class ZooKeeperLockStore implements LockStore {
   void forgetAll() {
     queued.values().forEach(QueuePlace::cancelTimer);
     queued.clear();
-    grantNodes.clear();
+    grants.clear();
   }
 
   /**
@@ -761,8 +916,8 @@ final class ZooKeeperLockStore implements LockStore {
    * @return the node's path, or null if the grant is not on record
    */
   private CompletableFuture<@Nullable String> grantPath(GrantRef grant) {
-    String key = key(grant.name(), grant.holderId());
-    String known = grantNodes.get(grantKey(key, grant.fencingToken()));
+    Held held = heldGrant(grant);
+    String known = held == null ? null : held.path();
     if (known != null) {
       return calls
           .stat(known)
@@ -789,11 +944,10 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   private void forget(GrantRef grant, String path) {
-    grantNodes.remove(grantKey(key(grant.name(), grant.holderId()), grant.fencingToken()), path);
-  }
-
-  private static String grantKey(String key, long token) {
-    return key + '\u0000' + token;
+    grants.computeIfPresent(
+        key(grant.name(), grant.holderId()),
+        (key, held) ->
+            held.token() == grant.fencingToken() && held.path().equals(path) ? null : held);
   }
 
   /**
@@ -933,6 +1087,7 @@ final class ZooKeeperLockStore implements LockStore {
     private long wokenAtNanos;
     private boolean woken;
     private @Nullable ScheduledFuture<?> timer;
+    private @Nullable Held known;
 
     QueuePlace(String key, String dir, String digest, String creation, boolean exclusive) {
       this.key = key;
@@ -949,6 +1104,15 @@ final class ZooKeeperLockStore implements LockStore {
 
     synchronized void located(String created) {
       path = created;
+    }
+
+    /** The place's node as this client last wrote it, or null if it must be read. */
+    synchronized @Nullable Held known() {
+      return known;
+    }
+
+    synchronized void know(@Nullable Held node) {
+      known = node;
     }
 
     /**
