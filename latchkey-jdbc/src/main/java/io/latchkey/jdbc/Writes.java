@@ -107,7 +107,7 @@ final class Writes {
    * writes to one table stay statements of their own, in order (a holder row deleted and inserted
    * again must be deleted first).
    */
-  private String postgresText() {
+  String postgresText() {
     List<String> writes = new ArrayList<>();
     List<String> calls = new ArrayList<>();
     Set<String> tables = new HashSet<>();
