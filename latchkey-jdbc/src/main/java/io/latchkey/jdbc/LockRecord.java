@@ -3,6 +3,7 @@ package io.latchkey.jdbc;
 import io.latchkey.HolderInfo;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
+import io.latchkey.spi.ResourceType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -39,30 +40,93 @@ final class LockRecord {
     try (PreparedStatement select = connection.prepareStatement(sql.selectHolders)) {
       select.setString(1, resource.key);
       try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          Holder holder = new Holder(rs.getString(2), rs.getLong(6), false);
-          holder.shared = rs.getInt(3);
-          holder.exclusive = rs.getInt(4);
-          holder.expiresAt = rs.getLong(5);
-          holder.changed = false;
-          record.holders.put(rs.getString(1), holder);
-        }
+        record.readHolders(rs);
       }
     }
     try (PreparedStatement select = connection.prepareStatement(sql.selectQueue)) {
       select.setString(1, resource.key);
       try (ResultSet rs = select.executeQuery()) {
-        while (rs.next()) {
-          QueuePlace place =
-              new QueuePlace(
-                  "S".equals(rs.getString(2)) ? LockMode.SHARED : LockMode.EXCLUSIVE,
-                  rs.getLong(3),
-                  false);
-          record.queue.put(rs.getString(1), place);
-        }
+        record.readQueue(rs);
       }
     }
     return record;
+  }
+
+  /**
+   * Locks the lock's resource row until the transaction ends (creating it first if asked) and loads
+   * the record: on PostgreSQL in one round trip ({@link Sql#lockAndLoad}), elsewhere with {@link
+   * ResourceRow#lock} and {@link #load}.
+   *
+   * @return the record, or null if the resource row does not exist and {@code create} is false
+   */
+  static @Nullable LockRecord lockAndLoad(
+      Connection connection, Sql sql, String name, boolean create) throws SQLException {
+    if (sql.lockAndLoad != null) {
+      String key = ResourceKeys.resource(ResourceType.LOCK, name);
+      try (PreparedStatement select = connection.prepareStatement(sql.lockAndLoad)) {
+        select.setString(1, key);
+        select.setString(2, key);
+        select.setString(3, key);
+        select.execute();
+        ResourceRow row;
+        try (ResultSet rs = select.getResultSet()) {
+          row = ResourceRow.read(rs, key, name);
+        }
+        if (row != null) {
+          LockRecord record = new LockRecord(row);
+          if (!select.getMoreResults()) {
+            throw new IllegalStateException("the read of a lock's rows answered no holders");
+          }
+          try (ResultSet rs = select.getResultSet()) {
+            while (rs.next()) {
+              if ("H".equals(rs.getString(1))) {
+                record.readHolder(rs, 1);
+              } else {
+                record.readPlace(rs, 2, 3, 6);
+              }
+            }
+          }
+          return record;
+        }
+      }
+      // A name's first use: the row is created (or found, after a retry) the long way.
+    }
+    ResourceRow row = ResourceRow.lock(connection, sql, ResourceType.LOCK, name, create);
+    return row == null ? null : load(connection, sql, row);
+  }
+
+  private void readHolders(ResultSet rs) throws SQLException {
+    while (rs.next()) {
+      readHolder(rs, 0);
+    }
+  }
+
+  /**
+   * Reads a holder from the six columns after {@code skip}, as {@link Sql#selectHolders} has them.
+   */
+  private void readHolder(ResultSet rs, int skip) throws SQLException {
+    Holder holder = new Holder(rs.getString(skip + 2), rs.getLong(skip + 6), false);
+    holder.shared = rs.getInt(skip + 3);
+    holder.exclusive = rs.getInt(skip + 4);
+    holder.expiresAt = rs.getLong(skip + 5);
+    holder.changed = false;
+    holders.put(rs.getString(skip + 1), holder);
+  }
+
+  private void readQueue(ResultSet rs) throws SQLException {
+    while (rs.next()) {
+      readPlace(rs, 1, 2, 3);
+    }
+  }
+
+  /** Reads a queue place: owner, mode and deadline from the columns given. */
+  private void readPlace(ResultSet rs, int owner, int mode, int deadline) throws SQLException {
+    QueuePlace place =
+        new QueuePlace(
+            "S".equals(rs.getString(mode)) ? LockMode.SHARED : LockMode.EXCLUSIVE,
+            rs.getLong(deadline),
+            false);
+    queue.put(rs.getString(owner), place);
   }
 
   long now() {
@@ -186,76 +250,60 @@ final class LockRecord {
 
   /** Writes the rows that changed, and the resource row. */
   void save(Connection connection, Sql sql) throws SQLException {
+    writes(sql).run(connection);
+  }
+
+  /**
+   * The writes of the rows that changed and of the resource row, not yet run: the caller may add
+   * statements and then runs them.
+   */
+  Writes writes(Sql sql) {
+    Writes writes = new Writes(sql.dialect);
     String key = resource.key;
-    if (!removedHolders.isEmpty()) {
-      try (PreparedStatement delete = connection.prepareStatement(sql.deleteHolder)) {
-        for (String owner : removedHolders) {
-          delete.setString(1, key);
-          delete.setString(2, ResourceKeys.holder(owner));
-          delete.addBatch();
-        }
-        delete.executeBatch();
-      }
+    for (String owner : removedHolders) {
+      writes.add(sql.deleteHolder, key, ResourceKeys.holder(owner));
     }
     for (Map.Entry<String, Holder> entry : holders.entrySet()) {
       Holder holder = entry.getValue();
+      String holderKey = ResourceKeys.holder(entry.getKey());
       if (holder.inserted) {
-        try (PreparedStatement insert = connection.prepareStatement(sql.insertHolder)) {
-          insert.setString(1, key);
-          insert.setString(2, ResourceKeys.holder(entry.getKey()));
-          insert.setString(3, entry.getKey());
-          insert.setString(4, holder.clientId);
-          insert.setInt(5, holder.shared);
-          insert.setInt(6, holder.exclusive);
-          insert.setLong(7, holder.expiresAt);
-          insert.setLong(8, holder.token);
-          insert.executeUpdate();
-        }
+        writes.add(
+            sql.insertHolder,
+            key,
+            holderKey,
+            entry.getKey(),
+            holder.clientId,
+            holder.shared,
+            holder.exclusive,
+            holder.expiresAt,
+            holder.token);
       } else if (holder.changed) {
-        try (PreparedStatement update = connection.prepareStatement(sql.updateHolder)) {
-          update.setInt(1, holder.shared);
-          update.setInt(2, holder.exclusive);
-          update.setLong(3, holder.expiresAt);
-          update.setString(4, key);
-          update.setString(5, ResourceKeys.holder(entry.getKey()));
-          update.executeUpdate();
-        }
+        writes.add(
+            sql.updateHolder, holder.shared, holder.exclusive, holder.expiresAt, key, holderKey);
       }
     }
-    if (!removedQueue.isEmpty()) {
-      try (PreparedStatement delete = connection.prepareStatement(sql.deleteQueue)) {
-        for (String owner : removedQueue) {
-          delete.setString(1, key);
-          delete.setString(2, ResourceKeys.holder(owner));
-          delete.addBatch();
-        }
-        delete.executeBatch();
-      }
+    for (String owner : removedQueue) {
+      writes.add(sql.deleteQueue, key, ResourceKeys.holder(owner));
     }
     for (Map.Entry<String, QueuePlace> entry : queue.entrySet()) {
       QueuePlace place = entry.getValue();
       String mode = place.mode == LockMode.SHARED ? "S" : "X";
+      String holderKey = ResourceKeys.holder(entry.getKey());
       if (place.inserted) {
-        try (PreparedStatement insert = connection.prepareStatement(sql.insertQueue)) {
-          insert.setString(1, key);
-          insert.setString(2, ResourceKeys.holder(entry.getKey()));
-          insert.setString(3, entry.getKey());
-          insert.setString(4, mode);
-          insert.setLong(5, place.deadline);
-          insert.setLong(6, ++resource.queueSeq);
-          insert.executeUpdate();
-        }
+        writes.add(
+            sql.insertQueue,
+            key,
+            holderKey,
+            entry.getKey(),
+            mode,
+            place.deadline,
+            ++resource.queueSeq);
       } else if (place.changed) {
-        try (PreparedStatement update = connection.prepareStatement(sql.updateQueue)) {
-          update.setString(1, mode);
-          update.setLong(2, place.deadline);
-          update.setString(3, key);
-          update.setString(4, ResourceKeys.holder(entry.getKey()));
-          update.executeUpdate();
-        }
+        writes.add(sql.updateQueue, mode, place.deadline, key, holderKey);
       }
     }
-    resource.save(connection, sql);
+    resource.write(writes, sql);
+    return writes;
   }
 
   /** One owner's holds on the lock. */

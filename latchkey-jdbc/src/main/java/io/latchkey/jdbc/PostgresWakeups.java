@@ -64,16 +64,25 @@ final class PostgresWakeups implements WakeupBus, WakeupPublisher, AutoCloseable
   @Override
   public void publish(Connection connection, String resourceKey, Wakeup wakeup)
       throws SQLException {
-    String payload =
-        resourceKey
-            + " "
-            + wakeup.slots()
-            + (wakeup.targetOwner() == null ? "" : " " + wakeup.targetOwner());
-    try (PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+    try (PreparedStatement notify = connection.prepareStatement(NOTIFY)) {
       notify.setString(1, channel);
-      notify.setString(2, payload);
+      notify.setString(2, payload(resourceKey, wakeup));
       notify.execute();
     }
+  }
+
+  @Override
+  public void publish(Writes writes, Connection connection, String resourceKey, Wakeup wakeup) {
+    writes.add(NOTIFY, channel, payload(resourceKey, wakeup));
+  }
+
+  private static final String NOTIFY = "SELECT pg_notify(?, ?)";
+
+  private static String payload(String resourceKey, Wakeup wakeup) {
+    return resourceKey
+        + " "
+        + wakeup.slots()
+        + (wakeup.targetOwner() == null ? "" : " " + wakeup.targetOwner());
   }
 
   @Override

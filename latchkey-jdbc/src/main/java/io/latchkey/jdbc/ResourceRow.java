@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,21 +65,9 @@ final class ResourceRow {
     try (PreparedStatement select = connection.prepareStatement(sql.lockResource)) {
       select.setString(1, key);
       try (ResultSet rs = select.executeQuery()) {
-        if (rs.next()) {
-          String stored = rs.getString(1);
-          if (!name.equals(stored)) {
-            throw new IllegalStateException(
-                "two names share the key " + key + ": '" + name + "' and '" + stored + "'");
-          }
-          return new ResourceRow(
-              key,
-              name,
-              rs.getLong(7),
-              rs.getLong(2),
-              nullableLong(rs, 3),
-              rs.getLong(4),
-              rs.getString(5),
-              rs.getLong(6));
+        ResourceRow row = read(rs, key, name);
+        if (row != null) {
+          return row;
         }
       }
     }
@@ -99,6 +86,32 @@ final class ResourceRow {
   }
 
   /**
+   * The row {@link Sql#lockResource} answered, or null if it answered none.
+   *
+   * @param key the resource's key
+   * @param name its name, checked against the stored one
+   */
+  static @Nullable ResourceRow read(ResultSet rs, String key, String name) throws SQLException {
+    if (!rs.next()) {
+      return null;
+    }
+    String stored = rs.getString(1);
+    if (!name.equals(stored)) {
+      throw new IllegalStateException(
+          "two names share the key " + key + ": '" + name + "' and '" + stored + "'");
+    }
+    return new ResourceRow(
+        key,
+        name,
+        rs.getLong(7),
+        rs.getLong(2),
+        nullableLong(rs, 3),
+        rs.getLong(4),
+        rs.getString(5),
+        rs.getLong(6));
+  }
+
+  /**
    * Takes the name's next fencing token: one more than the last, and at least the database's clock
    * in milliseconds times 1000. The clock floor keeps tokens growing when the counter goes back: a
    * server that lost its last commits (a crash with {@code synchronous_commit=off}, a fail-over to
@@ -112,27 +125,28 @@ final class ResourceRow {
 
   /** Writes the row's fields back, if any changed. */
   void save(Connection connection, Sql sql) throws SQLException {
+    Writes writes = new Writes(sql.dialect);
+    write(writes, sql);
+    writes.run(connection);
+  }
+
+  /** Adds the update of the row's fields to {@code writes}, if any changed. */
+  void write(Writes writes, Sql sql) {
     boolean changed =
         fence != fenceBefore
             || !java.util.Objects.equals(amount, amountBefore)
             || queueSeq != queueSeqBefore
             || !java.util.Objects.equals(wokenOwner, wokenOwnerBefore)
             || wokenAt != wokenAtBefore;
-    if (!changed) {
-      return;
-    }
-    try (PreparedStatement update = connection.prepareStatement(sql.updateResource)) {
-      update.setLong(1, fence);
-      if (amount == null) {
-        update.setNull(2, Types.BIGINT);
-      } else {
-        update.setLong(2, amount);
-      }
-      update.setLong(3, queueSeq);
-      update.setString(4, wokenOwner);
-      update.setLong(5, wokenAt);
-      update.setString(6, key);
-      update.executeUpdate();
+    if (changed) {
+      writes.add(
+          sql.updateResource,
+          fence,
+          Writes.nullable(amount),
+          queueSeq,
+          Writes.nullable(wokenOwner),
+          wokenAt,
+          key);
     }
   }
 

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The statements of table mode for one schema (table prefix) and dialect. Names, owners and ids are
@@ -11,8 +12,20 @@ import java.sql.Statement;
  * text.
  */
 final class Sql {
+  final SqlDialect dialect;
   final String now;
   final String lockResource;
+
+  /**
+   * PostgreSQL: {@link #lockResource} and then one read of the holder and queue rows, in one text
+   * that pgjdbc sends in one round trip; null on the other databases. The read sees the rows as of
+   * after the row lock: each statement of the text takes its own snapshot when it starts, after the
+   * one before it ended (READ COMMITTED). One statement that also locked would not: its snapshot is
+   * taken before it waits for the lock, and a transaction it waited for would be missed. The read's
+   * rows are the holders (first column 'H', by token) and then the queue ('Q', by arrival).
+   */
+  final @Nullable String lockAndLoad;
+
   final String insertResource;
   final String updateResource;
   final String selectResource;
@@ -40,6 +53,7 @@ final class Sql {
 
   Sql(TableSchema schema, SqlDialect dialect) {
     this.schema = schema;
+    this.dialect = dialect;
     String r = schema.resources();
     String h = schema.holders();
     String q = schema.queue();
@@ -127,6 +141,17 @@ final class Sql {
     holdersOfResource =
         "SELECT holder_id, expires_at, token FROM " + h + " WHERE res_key = ? AND expires_at > ?";
     deleteExpiredHolders = "DELETE FROM " + h + " WHERE res_key = ? AND expires_at <= ?";
+    lockAndLoad =
+        dialect == SqlDialect.POSTGRESQL
+            ? lockResource
+                + "; SELECT 'H', holder_id, client_id, shared_holds, exclusive_holds, expires_at,"
+                + " token FROM "
+                + h
+                + " WHERE res_key = ? UNION ALL SELECT 'Q', owner, CAST(mode AS VARCHAR(255)), 0,"
+                + " 0, deadline, arrival FROM "
+                + q
+                + " WHERE res_key = ? ORDER BY 1, 7"
+            : null;
     holdersTable = h;
     resourcesTable = r;
     recordWakeup =

@@ -60,8 +60,7 @@ final class TableLockStore implements LockStore {
   }
 
   private AcquireResult acquire(Connection connection, LockRequest request) throws SQLException {
-    ResourceRow row = ResourceRow.lock(connection, sql, ResourceType.LOCK, request.name(), true);
-    LockRecord lock = LockRecord.load(connection, sql, requireRow(row));
+    LockRecord lock = requireRecord(LockRecord.lockAndLoad(connection, sql, request.name(), true));
     List<String> wake = new ArrayList<>();
     LockRecord.Holder before = lock.holders.get(request.owner());
     boolean firstInMode = before == null || before.holds(request.mode()) == 0;
@@ -338,16 +337,17 @@ final class TableLockStore implements LockStore {
 
   private @Nullable LockRecord loadExisting(Connection connection, String name)
       throws SQLException {
-    ResourceRow row = ResourceRow.lock(connection, sql, ResourceType.LOCK, name, false);
-    return row == null ? null : LockRecord.load(connection, sql, row);
+    return LockRecord.lockAndLoad(connection, sql, name, false);
   }
 
+  /** Writes what changed and sends the wake-ups: the operation's last statements. */
   private void finish(Connection connection, LockRecord lock, List<String> wake)
       throws SQLException {
-    lock.save(connection, sql);
+    Writes writes = lock.writes(sql);
     for (String owner : wake) {
-      wakeups.publish(connection, lock.resource.key, Wakeup.forOwner(owner));
+      wakeups.publish(writes, connection, lock.resource.key, Wakeup.forOwner(owner));
     }
+    writes.runAndCommit(connection);
   }
 
   static ResourceRow requireRow(@Nullable ResourceRow row) {
@@ -355,5 +355,12 @@ final class TableLockStore implements LockStore {
       throw new IllegalStateException("a resource row asked to be created was not");
     }
     return row;
+  }
+
+  private static LockRecord requireRecord(@Nullable LockRecord lock) {
+    if (lock == null) {
+      throw new IllegalStateException("a resource row asked to be created was not");
+    }
+    return lock;
   }
 }

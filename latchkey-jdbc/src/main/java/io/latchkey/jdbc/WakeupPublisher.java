@@ -17,4 +17,18 @@ interface WakeupPublisher {
    * @param wakeup whom to wake
    */
   void publish(Connection connection, String resourceKey, Wakeup wakeup) throws SQLException;
+
+  /**
+   * Adds the wake-up to the transaction's last writes where that saves a round trip, or sends it at
+   * once (the default: the order of the two inside the transaction does not matter).
+   *
+   * @param writes the writes that end the transaction
+   * @param connection the transaction's connection
+   * @param resourceKey the resource's key ({@link ResourceKeys#resource})
+   * @param wakeup whom to wake
+   */
+  default void publish(Writes writes, Connection connection, String resourceKey, Wakeup wakeup)
+      throws SQLException {
+    publish(connection, resourceKey, wakeup);
+  }
 }
