@@ -2,6 +2,7 @@ package io.latchkey.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.latchkey.servers.MariaDbTestServer;
 import io.latchkey.servers.PostgresTestServer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -55,9 +56,17 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  *
  * All pools (HikariCP for the peers and the floor, latchkey's own) have 8 connections per client.
  *
+ * <p>The same comparison runs on MariaDB ({@link MariaDbTestServer}, started the same way; floor
+ * {@code GET_LOCK(name, timeout)} then {@code RELEASE_LOCK(name)}; advisory mode holds {@code
+ * GET_LOCK}; statements counted from the general query log) and on H2 (in memory, in this process;
+ * table mode, ShedLock and Spring only: H2 has no lock of its own for a floor or advisory mode, and
+ * no statement log to count). {@code --database} picks one; all three run by default, one after the
+ * other, each with a report of its own.
+ *
  * <pre>
  * java -cp latchkey-bench/target/latchkey-benchmarks.jar io.latchkey.bench.JdbcBenchmarks \
- *     [--rounds 2] [--settle 2] [--window 5] [--paired 12] [--threads 8] [--quick] [--out DIR]
+ *     [--database postgres|mariadb|h2|all] [--rounds 2] [--settle 2] [--window 5] [--paired 12] \
+ *     [--threads 8] [--quick] [--out DIR]
  * </pre>
  */
 public final class JdbcBenchmarks {
@@ -67,6 +76,7 @@ public final class JdbcBenchmarks {
   private static final Duration SHEDLOCK_AT_MOST = Duration.ofSeconds(30);
 
   static final String FLOOR = "Floor (pg_advisory_lock)";
+  static final String FLOOR_MARIADB = "Floor (GET_LOCK)";
   static final String TABLE = "Latchkey table";
   static final String ADVISORY = "Latchkey advisory";
   static final String SHEDLOCK = "ShedLock";
@@ -76,67 +86,185 @@ public final class JdbcBenchmarks {
   private JdbcBenchmarks() {}
 
   /**
+   * One database of the comparison: where it is, how latchkey's options are appended to its URL,
+   * its floor and statement log (where it has them) and the peers' tables for it.
+   *
+   * @param name the database's name in the report
+   * @param url the JDBC URL, with at least one driver option already ({@code ?user=…}) or none for
+   *     H2, whose options follow {@code ;}
+   * @param floor the floor's label, null where the database has no lock of its own (H2)
+   * @param log the server's statement log, null where there is none to read (H2, in process)
+   * @param springSchema Spring Integration's schema file for the database, in its jar
+   * @param shedLockTable ShedLock's table, as its documentation gives it for the database
+   * @param driver the driver's name and version
+   * @param reportFile the report's file name
+   */
+  private record Database(
+      String name,
+      String url,
+      @Nullable String floor,
+      StatementCounts.@Nullable Log log,
+      String springSchema,
+      String shedLockTable,
+      String driver,
+      String reportFile) {
+    String latchkeyUrl(String options) {
+      return name.equals("H2") ? url + ";" + options.replace('&', ';') : url + "&" + options;
+    }
+  }
+
+  // ShedLock's documented DDL: the generic one for PostgreSQL and H2, TIMESTAMP(3) for MariaDB.
+  private static final String SHEDLOCK_TABLE =
+      "CREATE TABLE shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY,"
+          + " lock_until TIMESTAMP NOT NULL, locked_at TIMESTAMP NOT NULL,"
+          + " locked_by VARCHAR(255) NOT NULL)";
+  private static final String SHEDLOCK_TABLE_MARIADB =
+      "CREATE TABLE shedlock (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL,"
+          + " locked_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),"
+          + " locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))";
+
+  /**
    * Runs the comparison and prints the report.
    *
    * @param args see the class comment
    * @throws Exception if a benchmark fails
    */
   public static void main(String[] args) throws Exception {
-    PeerComparison.Settings settings = PeerComparison.Settings.parse(args, "jdbc-benchmark");
+    List<String> rest = new ArrayList<>();
+    String database = "all";
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--database") && i + 1 < args.length) {
+        database = args[++i];
+      } else {
+        rest.add(args[i]);
+      }
+    }
+    PeerComparison.Settings settings =
+        PeerComparison.Settings.parse(rest.toArray(String[]::new), "jdbc-benchmark");
+    List<String> databases =
+        database.equals("all") ? List.of("postgres", "mariadb", "h2") : List.of(database);
+    for (String which : databases) {
+      switch (which) {
+        case "postgres" -> {
+          try (PostgresTestServer server = PostgresTestServer.start()) {
+            String url = server.jdbcUrl();
+            compare(
+                new Database(
+                    "PostgreSQL " + serverVersion(url, "SHOW server_version"),
+                    url,
+                    FLOOR,
+                    StatementCounts.postgres(server),
+                    "schema-postgresql.sql",
+                    SHEDLOCK_TABLE,
+                    "pgjdbc " + PeerComparison.peerVersion("postgresql"),
+                    "jdbc-benchmark.md"),
+                settings);
+          }
+        }
+        case "mariadb" -> {
+          try (MariaDbTestServer server = MariaDbTestServer.start()) {
+            String url = server.jdbcUrl();
+            compare(
+                new Database(
+                    "MariaDB " + serverVersion(url, "SELECT VERSION()"),
+                    url,
+                    FLOOR_MARIADB,
+                    StatementCounts.mariaDb(server),
+                    "schema-mysql.sql",
+                    SHEDLOCK_TABLE_MARIADB,
+                    "MariaDB Connector/J " + PeerComparison.peerVersion("mariadb-java-client"),
+                    "jdbc-benchmark-mariadb.md"),
+                settings);
+          }
+        }
+        case "h2" -> {
+          // In this process, in memory; the connection held here keeps the database alive
+          // between the peers' pools.
+          String url = "jdbc:h2:mem:latchkey-bench;DB_CLOSE_DELAY=-1";
+          try (Connection keep = java.sql.DriverManager.getConnection(url)) {
+            compare(
+                new Database(
+                    "H2 " + keep.getMetaData().getDatabaseProductVersion() + " (in memory)",
+                    url,
+                    null,
+                    null,
+                    "schema-h2.sql",
+                    SHEDLOCK_TABLE,
+                    "its driver in the same jar",
+                    "jdbc-benchmark-h2.md"),
+                settings);
+          }
+        }
+        default ->
+            throw new IllegalArgumentException(
+                "--database " + which + ": expected postgres, mariadb, h2 or all");
+      }
+    }
+  }
+
+  private static void compare(Database database, PeerComparison.Settings settings)
+      throws Exception {
     PeerComparison.Start start = PeerComparison.Start.now();
     List<PeerComparison.Peer> peers = new ArrayList<>();
-    try (PostgresTestServer server = PostgresTestServer.start()) {
-      try {
-        String url = server.jdbcUrl();
-        String version = serverVersion(url);
-        PeerComparison.log(TAG, "PostgreSQL " + version + " at " + url);
-        createPeerTables(url);
-        peers.add(floor(url));
-        peers.add(PeerComparison.latchkey(TABLE, url + "&latchkey.createSchema=true"));
+    try {
+      String url = database.url();
+      PeerComparison.log(TAG, database.name() + " at " + url);
+      createPeerTables(database);
+      String floor = database.floor();
+      if (floor != null) {
+        peers.add(floor(floor, url));
+      }
+      peers.add(PeerComparison.latchkey(TABLE, database.latchkeyUrl("latchkey.createSchema=true")));
+      if (floor != null) {
+        // Advisory mode needs the database's own locks, as the floor does: not on H2.
         peers.add(
             PeerComparison.latchkey(
                 ADVISORY,
-                url
-                    + "&latchkey.createSchema=true&latchkey.mode=advisory"
-                    + "&latchkey.tablePrefix=latchkey_advisory_"));
-        peers.add(shedLock(url));
-        peers.add(spring(SPRING, url, 1));
-        peers.add(spring(SPRING_EACH, url, settings.threads));
-        PeerComparison.Shape oneLock =
-            new PeerComparison.Shape(
-                settings.threads + " threads, one lock", settings.threads, false);
-        PeerComparison.Results results =
-            PeerComparison.run(TAG, peers, List.of(oneLock), settings, List.of());
-        String body =
-            PeerComparison.tables(results)
-                + "\n"
-                + statements(server, peers, settings)
-                + "\n"
-                + targets(results, oneLock, settings);
-        PeerComparison.finish(
-            TAG,
-            settings,
-            "jdbc-benchmark.md",
-            start,
-            List.of(
-                "PostgreSQL " + version,
-                "pgjdbc " + PeerComparison.peerVersion("postgresql"),
-                "ShedLock " + PeerComparison.peerVersion("shedlock"),
-                "Spring Integration " + PeerComparison.peerVersion("spring-integration"),
-                "Spring Framework " + PeerComparison.peerVersion("spring-framework"),
-                "HikariCP " + RedisBenchmarks.mavenVersion("com.zaxxer", "HikariCP")),
-            body);
-      } finally {
-        // Before the server stops, so that no pool is left reconnecting.
-        peers.forEach(PeerComparison.Peer::close);
+                database.latchkeyUrl(
+                    "latchkey.createSchema=true&latchkey.mode=advisory"
+                        + "&latchkey.tablePrefix=latchkey_advisory_")));
       }
+      peers.add(shedLock(url));
+      peers.add(spring(SPRING, url, 1));
+      peers.add(spring(SPRING_EACH, url, settings.threads));
+      PeerComparison.Shape oneLock =
+          new PeerComparison.Shape(
+              settings.threads + " threads, one lock", settings.threads, false);
+      PeerComparison.Results results =
+          PeerComparison.run(TAG, peers, List.of(oneLock), settings, List.of());
+      StatementCounts.Log log = database.log();
+      String body =
+          PeerComparison.tables(results)
+              + "\n"
+              + (log == null
+                  ? "(No statement counts: H2 runs in this process and keeps no statement log.)\n"
+                  : statements(log, peers, settings))
+              + "\n"
+              + targets(results, oneLock, settings, floor);
+      PeerComparison.finish(
+          TAG,
+          settings,
+          database.reportFile(),
+          start,
+          List.of(
+              database.name(),
+              database.driver(),
+              "ShedLock " + PeerComparison.peerVersion("shedlock"),
+              "Spring Integration " + PeerComparison.peerVersion("spring-integration"),
+              "Spring Framework " + PeerComparison.peerVersion("spring-framework"),
+              "HikariCP " + RedisBenchmarks.mavenVersion("com.zaxxer", "HikariCP")),
+          body);
+    } finally {
+      // Before the server stops, so that no pool is left reconnecting.
+      peers.forEach(PeerComparison.Peer::close);
     }
   }
 
   private static String targets(
       PeerComparison.Results results,
       PeerComparison.Shape shape,
-      PeerComparison.Settings settings) {
+      PeerComparison.Settings settings,
+      @Nullable String floor) {
     StringBuilder out = PeerComparison.targetsTable("issue 9");
     PairedLatency.Latencies table = results.paired(TABLE);
     for (String peer : List.of(SHEDLOCK, SPRING)) {
@@ -147,12 +275,14 @@ public final class JdbcBenchmarks {
               results.paired(peer),
               1.0));
     }
-    out.append(
-        PeerComparison.latencyTarget(
-            "uncontended, advisory mode beside the floor (reported: ≤ 1.0× is impossible)",
-            results.paired(ADVISORY),
-            results.paired(FLOOR),
-            Double.POSITIVE_INFINITY));
+    if (floor != null) {
+      out.append(
+          PeerComparison.latencyTarget(
+              "uncontended, advisory mode beside the floor (reported: ≤ 1.0× is impossible)",
+              results.paired(ADVISORY),
+              results.paired(floor),
+              Double.POSITIVE_INFINITY));
+    }
     for (int round = 1; round <= settings.rounds; round++) {
       ContendedWindow.Result ours = results.window(shape, TABLE, round);
       List<String> cells = new ArrayList<>();
@@ -189,11 +319,13 @@ public final class JdbcBenchmarks {
    * threads on one lock (after the timed steps: statement logging slows the server down).
    */
   private static String statements(
-      PostgresTestServer server, List<PeerComparison.Peer> peers, PeerComparison.Settings settings)
+      StatementCounts.Log server, List<PeerComparison.Peer> peers, PeerComparison.Settings settings)
       throws Exception {
     StringBuilder out =
         new StringBuilder(
-            "#### SQL statements per cycle (the server's log, log_statement = 'all')\n\n"
+            "#### SQL statements per cycle ("
+                + server.describe()
+                + ")\n\n"
                 + "| library | alone | by first keyword | "
                 + settings.threads
                 + " threads, one lock | by first keyword |\n|---|---:|---|---:|---|\n");
@@ -239,34 +371,32 @@ public final class JdbcBenchmarks {
     return out.toString();
   }
 
-  private static String serverVersion(String url) throws SQLException {
+  private static String serverVersion(String url, String query) throws SQLException {
     try (Connection connection = java.sql.DriverManager.getConnection(url);
         Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SHOW server_version")) {
+        ResultSet rows = statement.executeQuery(query)) {
       rows.next();
       return rows.getString(1);
     }
   }
 
   /** ShedLock's table (its documented DDL) and Spring Integration's (from its jar). */
-  private static void createPeerTables(String url) throws Exception {
+  private static void createPeerTables(Database database) throws Exception {
     String spring;
     try (var in =
         DefaultLockRepository.class.getResourceAsStream(
-            "/org/springframework/integration/jdbc/schema-postgresql.sql")) {
+            "/org/springframework/integration/jdbc/" + database.springSchema())) {
       if (in == null) {
-        throw new IllegalStateException("Spring Integration's schema-postgresql.sql is missing");
+        throw new IllegalStateException(
+            "Spring Integration's " + database.springSchema() + " is missing");
       }
       spring = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     int start = spring.indexOf("CREATE TABLE INT_LOCK");
     String intLock = spring.substring(start, spring.indexOf(';', start));
-    try (Connection connection = java.sql.DriverManager.getConnection(url);
+    try (Connection connection = java.sql.DriverManager.getConnection(database.url());
         Statement statement = connection.createStatement()) {
-      statement.execute(
-          "CREATE TABLE shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY,"
-              + " lock_until TIMESTAMP NOT NULL, locked_at TIMESTAMP NOT NULL,"
-              + " locked_by VARCHAR(255) NOT NULL)");
+      statement.execute(database.shedLockTable());
       statement.execute(intLock);
     }
   }
@@ -279,10 +409,61 @@ public final class JdbcBenchmarks {
     return new HikariDataSource(config);
   }
 
-  private static PeerComparison.Peer floor(String url) {
+  private static PeerComparison.Peer floor(String label, String url) {
     HikariDataSource pool = pool(url, POOL_SIZE);
     return PeerComparison.Peer.of(
-        FLOOR, name -> advisoryLocker(pool, name.hashCode()), pool::close);
+        label,
+        label.equals(FLOOR)
+            ? name -> advisoryLocker(pool, name.hashCode())
+            : name -> namedLocker(pool, name),
+        pool::close);
+  }
+
+  /**
+   * MariaDB's floor: {@code GET_LOCK(name, timeout)}, the server's own wait queue, then {@code
+   * RELEASE_LOCK(name)}, on a connection borrowed for the cycle.
+   */
+  private static Locker namedLocker(DataSource pool, String name) {
+    return new Locker() {
+      private @Nullable Connection connection;
+
+      @Override
+      public void acquire() throws SQLException {
+        Connection borrowed = pool.getConnection();
+        connection = borrowed;
+        try (PreparedStatement statement = borrowed.prepareStatement("SELECT GET_LOCK(?, ?)")) {
+          statement.setString(1, name);
+          statement.setLong(2, WAIT.toSeconds());
+          try (ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            if (rows.getInt(1) != 1) {
+              connection = null;
+              borrowed.close();
+              throw new IllegalStateException("GET_LOCK did not grant " + name + " in " + WAIT);
+            }
+          }
+        }
+      }
+
+      @Override
+      public void release() throws SQLException {
+        Connection held = connection;
+        if (held == null) {
+          throw new IllegalStateException("not held");
+        }
+        connection = null;
+        try (held;
+            PreparedStatement statement = held.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+          statement.setString(1, name);
+          try (ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            if (rows.getInt(1) != 1) {
+              throw new IllegalStateException("RELEASE_LOCK found no lock " + name);
+            }
+          }
+        }
+      }
+    };
   }
 
   private static Locker advisoryLocker(DataSource pool, long key) {
