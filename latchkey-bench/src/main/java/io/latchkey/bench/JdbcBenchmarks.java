@@ -85,34 +85,6 @@ public final class JdbcBenchmarks {
 
   private JdbcBenchmarks() {}
 
-  /**
-   * One database of the comparison: where it is, how latchkey's options are appended to its URL,
-   * its floor and statement log (where it has them) and the peers' tables for it.
-   *
-   * @param name the database's name in the report
-   * @param url the JDBC URL, with at least one driver option already ({@code ?user=…}) or none for
-   *     H2, whose options follow {@code ;}
-   * @param floor the floor's label, null where the database has no lock of its own (H2)
-   * @param log the server's statement log, null where there is none to read (H2, in process)
-   * @param springSchema Spring Integration's schema file for the database, in its jar
-   * @param shedLockTable ShedLock's table, as its documentation gives it for the database
-   * @param driver the driver's name and version
-   * @param reportFile the report's file name
-   */
-  private record Database(
-      String name,
-      String url,
-      @Nullable String floor,
-      StatementCounts.@Nullable Log log,
-      String springSchema,
-      String shedLockTable,
-      String driver,
-      String reportFile) {
-    String latchkeyUrl(String options) {
-      return name.equals("H2") ? url + ";" + options.replace('&', ';') : url + "&" + options;
-    }
-  }
-
   // ShedLock's documented DDL: the generic one for PostgreSQL and H2, TIMESTAMP(3) for MariaDB.
   private static final String SHEDLOCK_TABLE =
       "CREATE TABLE shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY,"
@@ -122,6 +94,61 @@ public final class JdbcBenchmarks {
       "CREATE TABLE shedlock (name VARCHAR(64) NOT NULL, lock_until TIMESTAMP(3) NOT NULL,"
           + " locked_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),"
           + " locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))";
+
+  /** A database of the comparison: what differs between them but the server itself. */
+  private enum Database {
+    POSTGRES(
+        "PostgreSQL",
+        FLOOR,
+        "schema-postgresql.sql",
+        SHEDLOCK_TABLE,
+        "pgjdbc " + PeerComparison.peerVersion("postgresql"),
+        "jdbc-benchmark.md"),
+    MARIADB(
+        "MariaDB",
+        FLOOR_MARIADB,
+        "schema-mysql.sql",
+        SHEDLOCK_TABLE_MARIADB,
+        "MariaDB Connector/J " + PeerComparison.peerVersion("mariadb-java-client"),
+        "jdbc-benchmark-mariadb.md"),
+    // No floor and no advisory mode: H2 has no lock of its own to hold.
+    H2(
+        "H2",
+        null,
+        "schema-h2.sql",
+        SHEDLOCK_TABLE,
+        "its driver in the same jar",
+        "jdbc-benchmark-h2.md");
+
+    final String name;
+    final @Nullable String floor;
+    final String springSchema;
+    final String shedLockTable;
+    final String driver;
+    final String reportFile;
+
+    Database(
+        String name,
+        @Nullable String floor,
+        String springSchema,
+        String shedLockTable,
+        String driver,
+        String reportFile) {
+      this.name = name;
+      this.floor = floor;
+      this.springSchema = springSchema;
+      this.shedLockTable = shedLockTable;
+      this.driver = driver;
+      this.reportFile = reportFile;
+    }
+
+    /**
+     * latchkey's options after a URL: it has a driver option already ({@code ?user=…}) but H2's.
+     */
+    String latchkeyUrl(String url, String options) {
+      return this == H2 ? url + ";" + options.replace('&', ';') : url + "&" + options;
+    }
+  }
 
   /**
    * Runs the comparison and prints the report.
@@ -149,15 +176,10 @@ public final class JdbcBenchmarks {
           try (PostgresTestServer server = PostgresTestServer.start()) {
             String url = server.jdbcUrl();
             compare(
-                new Database(
-                    "PostgreSQL " + serverVersion(url, "SHOW server_version"),
-                    url,
-                    FLOOR,
-                    StatementCounts.postgres(server),
-                    "schema-postgresql.sql",
-                    SHEDLOCK_TABLE,
-                    "pgjdbc " + PeerComparison.peerVersion("postgresql"),
-                    "jdbc-benchmark.md"),
+                Database.POSTGRES,
+                url,
+                serverVersion(url, "SHOW server_version"),
+                StatementCounts.postgres(server),
                 settings);
           }
         }
@@ -165,34 +187,20 @@ public final class JdbcBenchmarks {
           try (MariaDbTestServer server = MariaDbTestServer.start()) {
             String url = server.jdbcUrl();
             compare(
-                new Database(
-                    "MariaDB " + serverVersion(url, "SELECT VERSION()"),
-                    url,
-                    FLOOR_MARIADB,
-                    StatementCounts.mariaDb(server),
-                    "schema-mysql.sql",
-                    SHEDLOCK_TABLE_MARIADB,
-                    "MariaDB Connector/J " + PeerComparison.peerVersion("mariadb-java-client"),
-                    "jdbc-benchmark-mariadb.md"),
+                Database.MARIADB,
+                url,
+                serverVersion(url, "SELECT VERSION()"),
+                StatementCounts.mariaDb(server),
                 settings);
           }
         }
         case "h2" -> {
           // In this process, in memory; the connection held here keeps the database alive
-          // between the peers' pools.
+          // between the peers' pools. No statement log to count from.
           String url = "jdbc:h2:mem:latchkey-bench;DB_CLOSE_DELAY=-1";
           try (Connection keep = java.sql.DriverManager.getConnection(url)) {
-            compare(
-                new Database(
-                    "H2 " + keep.getMetaData().getDatabaseProductVersion() + " (in memory)",
-                    url,
-                    null,
-                    null,
-                    "schema-h2.sql",
-                    SHEDLOCK_TABLE,
-                    "its driver in the same jar",
-                    "jdbc-benchmark-h2.md"),
-                settings);
+            String version = keep.getMetaData().getDatabaseProductVersion() + " (in memory)";
+            compare(Database.H2, url, version, null, settings);
           }
         }
         default ->
@@ -202,25 +210,31 @@ public final class JdbcBenchmarks {
     }
   }
 
-  private static void compare(Database database, PeerComparison.Settings settings)
+  private static void compare(
+      Database database,
+      String url,
+      String version,
+      StatementCounts.@Nullable Log log,
+      PeerComparison.Settings settings)
       throws Exception {
     PeerComparison.Start start = PeerComparison.Start.now();
     List<PeerComparison.Peer> peers = new ArrayList<>();
     try {
-      String url = database.url();
-      PeerComparison.log(TAG, database.name() + " at " + url);
-      createPeerTables(database);
-      String floor = database.floor();
+      PeerComparison.log(TAG, database.name + " " + version + " at " + url);
+      createPeerTables(database, url);
+      String floor = database.floor;
       if (floor != null) {
         peers.add(floor(floor, url));
       }
-      peers.add(PeerComparison.latchkey(TABLE, database.latchkeyUrl("latchkey.createSchema=true")));
+      peers.add(
+          PeerComparison.latchkey(TABLE, database.latchkeyUrl(url, "latchkey.createSchema=true")));
       if (floor != null) {
         // Advisory mode needs the database's own locks, as the floor does: not on H2.
         peers.add(
             PeerComparison.latchkey(
                 ADVISORY,
                 database.latchkeyUrl(
+                    url,
                     "latchkey.createSchema=true&latchkey.mode=advisory"
                         + "&latchkey.tablePrefix=latchkey_advisory_")));
       }
@@ -232,7 +246,6 @@ public final class JdbcBenchmarks {
               settings.threads + " threads, one lock", settings.threads, false);
       PeerComparison.Results results =
           PeerComparison.run(TAG, peers, List.of(oneLock), settings, List.of());
-      StatementCounts.Log log = database.log();
       String body =
           PeerComparison.tables(results)
               + "\n"
@@ -244,11 +257,11 @@ public final class JdbcBenchmarks {
       PeerComparison.finish(
           TAG,
           settings,
-          database.reportFile(),
+          database.reportFile,
           start,
           List.of(
-              database.name(),
-              database.driver(),
+              database.name + " " + version,
+              database.driver,
               "ShedLock " + PeerComparison.peerVersion("shedlock"),
               "Spring Integration " + PeerComparison.peerVersion("spring-integration"),
               "Spring Framework " + PeerComparison.peerVersion("spring-framework"),
@@ -381,22 +394,22 @@ public final class JdbcBenchmarks {
   }
 
   /** ShedLock's table (its documented DDL) and Spring Integration's (from its jar). */
-  private static void createPeerTables(Database database) throws Exception {
+  private static void createPeerTables(Database database, String url) throws Exception {
     String spring;
     try (var in =
         DefaultLockRepository.class.getResourceAsStream(
-            "/org/springframework/integration/jdbc/" + database.springSchema())) {
+            "/org/springframework/integration/jdbc/" + database.springSchema)) {
       if (in == null) {
         throw new IllegalStateException(
-            "Spring Integration's " + database.springSchema() + " is missing");
+            "Spring Integration's " + database.springSchema + " is missing");
       }
       spring = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     int start = spring.indexOf("CREATE TABLE INT_LOCK");
     String intLock = spring.substring(start, spring.indexOf(';', start));
-    try (Connection connection = java.sql.DriverManager.getConnection(database.url());
+    try (Connection connection = java.sql.DriverManager.getConnection(url);
         Statement statement = connection.createStatement()) {
-      statement.execute(database.shedLockTable());
+      statement.execute(database.shedLockTable);
       statement.execute(intLock);
     }
   }
