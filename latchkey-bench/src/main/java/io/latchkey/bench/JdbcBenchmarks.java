@@ -422,64 +422,38 @@ public final class JdbcBenchmarks {
     return new HikariDataSource(config);
   }
 
+  /**
+   * The floor: the database's own lock taken and given back on a connection borrowed for the cycle.
+   * PostgreSQL: {@code pg_advisory_lock(k)}, {@code pg_advisory_unlock(k)}; MariaDB: {@code
+   * GET_LOCK(name, timeout)}, {@code RELEASE_LOCK(name)}. Both wait in the server's own queue.
+   */
   private static PeerComparison.Peer floor(String label, String url) {
     HikariDataSource pool = pool(url, POOL_SIZE);
+    boolean postgres = label.equals(FLOOR);
     return PeerComparison.Peer.of(
         label,
-        label.equals(FLOOR)
-            ? name -> advisoryLocker(pool, name.hashCode())
-            : name -> namedLocker(pool, name),
+        name ->
+            postgres
+                ? serverLocker(
+                    pool,
+                    "SELECT pg_advisory_lock(?)",
+                    "SELECT pg_advisory_unlock(?)",
+                    statement -> statement.setLong(1, name.hashCode()))
+                : serverLocker(
+                    pool,
+                    "SELECT GET_LOCK(?, " + Locker.WAIT.toSeconds() + ")",
+                    "SELECT RELEASE_LOCK(?)",
+                    statement -> statement.setString(1, name)),
         pool::close);
   }
 
-  /**
-   * MariaDB's floor: {@code GET_LOCK(name, timeout)}, the server's own wait queue, then {@code
-   * RELEASE_LOCK(name)}, on a connection borrowed for the cycle.
-   */
-  private static Locker namedLocker(DataSource pool, String name) {
-    return new Locker() {
-      private @Nullable Connection connection;
-
-      @Override
-      public void acquire() throws SQLException {
-        Connection borrowed = pool.getConnection();
-        connection = borrowed;
-        try (PreparedStatement statement = borrowed.prepareStatement("SELECT GET_LOCK(?, ?)")) {
-          statement.setString(1, name);
-          statement.setLong(2, WAIT.toSeconds());
-          try (ResultSet rows = statement.executeQuery()) {
-            rows.next();
-            if (rows.getInt(1) != 1) {
-              connection = null;
-              borrowed.close();
-              throw new IllegalStateException("GET_LOCK did not grant " + name + " in " + WAIT);
-            }
-          }
-        }
-      }
-
-      @Override
-      public void release() throws SQLException {
-        Connection held = connection;
-        if (held == null) {
-          throw new IllegalStateException("not held");
-        }
-        connection = null;
-        try (held;
-            PreparedStatement statement = held.prepareStatement("SELECT RELEASE_LOCK(?)")) {
-          statement.setString(1, name);
-          try (ResultSet rows = statement.executeQuery()) {
-            rows.next();
-            if (rows.getInt(1) != 1) {
-              throw new IllegalStateException("RELEASE_LOCK found no lock " + name);
-            }
-          }
-        }
-      }
-    };
+  /** Sets a statement's parameters. */
+  private interface Binder {
+    void bind(PreparedStatement statement) throws SQLException;
   }
 
-  private static Locker advisoryLocker(DataSource pool, long key) {
+  private static Locker serverLocker(
+      DataSource pool, String acquireSql, String releaseSql, Binder binder) {
     return new Locker() {
       private @Nullable Connection connection;
 
@@ -487,7 +461,11 @@ public final class JdbcBenchmarks {
       public void acquire() throws SQLException {
         Connection borrowed = pool.getConnection();
         connection = borrowed;
-        call(borrowed, "SELECT pg_advisory_lock(?)", key);
+        if (!call(borrowed, acquireSql, binder)) {
+          connection = null;
+          borrowed.close();
+          throw new IllegalStateException(acquireSql + " refused in " + WAIT);
+        }
       }
 
       @Override
@@ -498,23 +476,30 @@ public final class JdbcBenchmarks {
         }
         connection = null;
         try (held) {
-          if (!call(held, "SELECT pg_advisory_unlock(?)", key)) {
-            throw new IllegalStateException("pg_advisory_unlock found no lock " + key);
+          if (!call(held, releaseSql, binder)) {
+            throw new IllegalStateException(releaseSql + " found no lock");
           }
         }
       }
     };
   }
 
-  private static boolean call(Connection connection, String sql, long key) throws SQLException {
+  private static boolean call(Connection connection, String sql, Binder binder)
+      throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
-      statement.setLong(1, key);
+      binder.bind(statement);
       try (ResultSet rows = statement.executeQuery()) {
         rows.next();
-        // pg_advisory_lock returns void (read as an empty string), pg_advisory_unlock a boolean.
-        return !"f".equals(rows.getString(1));
+        // pg_advisory_lock returns void (read as an empty string), pg_advisory_unlock a boolean;
+        // GET_LOCK and RELEASE_LOCK 1, 0 or NULL.
+        String result = rows.getString(1);
+        return !"f".equals(result) && !"0".equals(result) && !(result == null && isMariaDb(sql));
       }
     }
+  }
+
+  private static boolean isMariaDb(String sql) {
+    return sql.contains("_LOCK(");
   }
 
   private static PeerComparison.Peer shedLock(String url) {
