@@ -8,6 +8,8 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -16,6 +18,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs each backend operation as one short transaction on a connection of its own, off the engine's
@@ -31,6 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * soon after the engine gave up.
  */
 final class Transactions {
+  private static final Logger LOG = LoggerFactory.getLogger(Transactions.class);
   private static final long MAX_RETRY_PAUSE_MILLIS = 20;
 
   /** The statements of one operation, run inside its transaction. */
@@ -46,6 +52,9 @@ final class Transactions {
   }
 
   private static final int UNKNOWN_ISOLATION = -1;
+
+  /** What the work running on this thread asked to be done once its transaction commits. */
+  private static final ThreadLocal<@Nullable List<Runnable>> AFTER_COMMIT = new ThreadLocal<>();
 
   private final ConnectionSource connections;
   private volatile int sourceIsolation = UNKNOWN_ISOLATION;
@@ -100,6 +109,22 @@ final class Transactions {
         .thenApply(done -> null);
   }
 
+  /**
+   * Runs an action right after the transaction of the work that calls this commits, on the same
+   * thread; it is dropped if that transaction does not commit (a rolled-back try that runs again
+   * asks again). The action must be short and must not block: hand anything longer to an executor.
+   *
+   * @param action what to do
+   * @throws IllegalStateException if the calling thread is not running a transaction's work
+   */
+  static void afterCommit(Runnable action) {
+    List<Runnable> actions = AFTER_COMMIT.get();
+    if (actions == null) {
+      throw new IllegalStateException("afterCommit is only for a transaction's work");
+    }
+    actions.add(action);
+  }
+
   /** Runs the work on the calling thread (for opening, closing and tests). */
   <T> T runUntil(String operation, Work<T> work, long deadlineNanos) {
     for (int attempt = 1; ; attempt++) {
@@ -127,6 +152,15 @@ final class Transactions {
     }
   }
 
+  /** An after-commit action's failure is not the operation's: the transaction did commit. */
+  private static void runQuietly(Runnable action) {
+    try {
+      action.run();
+    } catch (RuntimeException e) {
+      LOG.warn("an action after a commit failed", e);
+    }
+  }
+
   /**
    * A driver's timeout (no connection free in time, a query timeout) as the SPI's way of saying
    * that the operation's time ran out. A socket read timeout keeps the driver's exception: its
@@ -151,9 +185,13 @@ final class Transactions {
         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
       }
       int networkTimeout = setNetworkTimeout(connection, deadlineNanos);
+      List<Runnable> afterCommit = new ArrayList<>(0);
+      AFTER_COMMIT.set(afterCommit);
       try {
         T result = work.run(connection);
         connection.commit();
+        AFTER_COMMIT.remove();
+        afterCommit.forEach(Transactions::runQuietly);
         return result;
       } catch (SQLException | RuntimeException e) {
         broken = isBroken(e);
@@ -162,6 +200,7 @@ final class Transactions {
         }
         throw e;
       } finally {
+        AFTER_COMMIT.remove();
         if (!broken) {
           restore(connection, autoCommit, isolation, networkTimeout);
         }
