@@ -3,8 +3,10 @@ package io.latchkey.quorum;
 import io.latchkey.LockMode;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -83,7 +85,8 @@ final class QuorumGrant {
    */
   synchronized Released release(LockMode mode) {
     int left = releaseHold(mode);
-    return new Released(left, Map.copyOf(memberTokens));
+    // In member order, as every round is sent.
+    return new Released(left, Collections.unmodifiableMap(new TreeMap<>(memberTokens)));
   }
 
   /**
