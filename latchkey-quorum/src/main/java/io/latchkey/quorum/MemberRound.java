@@ -65,6 +65,25 @@ final class MemberRound<T> {
       ScheduledExecutorService scheduler,
       Predicate<MemberRound<T>> enough,
       BiConsumer<QuorumMember, T> late) {
+    return startInOrder(null, members, call, timeoutMillis, scheduler, enough, late);
+  }
+
+  /**
+   * Like {@link #start}, but the calls are sent while holding {@code order}: rounds that share it
+   * reach every member in the same order (a member's connection keeps the order of the calls sent
+   * on it). The answers are handled after the lock is let go, so no answer's handler runs under it.
+   *
+   * <p>{@code order} is the lock that orders the sending of rounds, or null for none; the other
+   * parameters and the result are {@link #start}'s.
+   */
+  static <T> CompletableFuture<MemberRound<T>> startInOrder(
+      @Nullable Object order,
+      List<QuorumMember> members,
+      Function<QuorumMember, CompletionStage<T>> call,
+      long timeoutMillis,
+      ScheduledExecutorService scheduler,
+      Predicate<MemberRound<T>> enough,
+      BiConsumer<QuorumMember, T> late) {
     MemberRound<T> round = new MemberRound<>(members, enough, late);
     if (members.isEmpty()) {
       round.completion.complete(round);
@@ -73,10 +92,17 @@ final class MemberRound<T> {
     synchronized (round) {
       round.timer = scheduler.schedule(round::timeOut, timeoutMillis, TimeUnit.MILLISECONDS);
     }
-    for (int i = 0; i < round.members.size(); i++) {
+    List<CompletionStage<T>> sent = new ArrayList<>(round.members.size());
+    if (order == null) {
+      round.members.forEach(member -> sent.add(call.apply(member)));
+    } else {
+      synchronized (order) {
+        round.members.forEach(member -> sent.add(call.apply(member)));
+      }
+    }
+    for (int i = 0; i < sent.size(); i++) {
       int slot = i;
-      call.apply(round.members.get(i))
-          .whenComplete((answer, failure) -> round.arrived(slot, answer, failure));
+      sent.get(i).whenComplete((answer, failure) -> round.arrived(slot, answer, failure));
     }
     return round.completion;
   }

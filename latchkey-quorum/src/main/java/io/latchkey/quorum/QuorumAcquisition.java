@@ -104,7 +104,8 @@ final class QuorumAcquisition {
   }
 
   CompletionStage<AcquireResult> start() {
-    return MemberRound.start(
+    return MemberRound.startInOrder(
+            quorum.sendingOrder(request.name()),
             quorum.members(),
             this::vote,
             quorum.memberTimeoutMillis(),
@@ -338,12 +339,14 @@ final class QuorumAcquisition {
     if (request.queueKeepAliveMillis() == 0) {
       return;
     }
-    for (int i = 0; i < round.size(); i++) {
-      Vote vote = round.answer(i);
-      if (vote == null || !vote.answer().isGranted()) {
-        QuorumMember member = round.member(i);
-        CompletionStage<Void> unused =
-            member.call(b -> b.locks().leaveQueue(request.name(), request.owner()));
+    synchronized (quorum.sendingOrder(request.name())) {
+      for (int i = 0; i < round.size(); i++) {
+        Vote vote = round.answer(i);
+        if (vote == null || !vote.answer().isGranted()) {
+          QuorumMember member = round.member(i);
+          CompletionStage<Void> unused =
+              member.call(b -> b.locks().leaveQueue(request.name(), request.owner()));
+        }
       }
     }
   }

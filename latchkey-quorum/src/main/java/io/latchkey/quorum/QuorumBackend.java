@@ -90,6 +90,9 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
   private final long roundTimeoutMillis;
   private final Set<Feature> features;
   private final Map<HolderRef, QuorumGrant> grants = new ConcurrentHashMap<>();
+  // The merged wake-up channels of each lock name this client listens on (MergedWakeups#attempted).
+  private final Map<String, Set<MergedWakeups>> lockWakeups = new ConcurrentHashMap<>();
+  private final Object[] sendingOrders = new Object[64];
   private final String description;
 
   private QuorumBackend(
@@ -107,6 +110,9 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
       }
     }
     this.features = Set.copyOf(offered);
+    for (int i = 0; i < sendingOrders.length; i++) {
+      sendingOrders[i] = new Object();
+    }
     this.description =
         "quorum:"
             + members.stream().map(QuorumMember::description).collect(Collectors.joining(","));
@@ -375,6 +381,16 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
     return grants;
   }
 
+  /**
+   * The lock under which this client sends a round of calls about lock {@code name} (attempts,
+   * releases, queue leaves): every member then sees this client's calls about it in one order, so
+   * their wait queues order this client's waiters alike (docs/backends/quorum.md, "Waiting").
+   * Striped: names that share a stripe are ordered together, which costs nothing but a short wait.
+   */
+  Object sendingOrder(String name) {
+    return sendingOrders[Math.floorMod(name.hashCode(), sendingOrders.length)];
+  }
+
   long randomRetryDelay() {
     return ThreadLocalRandom.current().nextLong(settings.retryDelay().toMillis() + 1);
   }
@@ -457,6 +473,10 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
                   + settings.maxLease().toMillis()
                   + " ms (a member that restarted empty is quarantined that long)"));
     }
+    Set<MergedWakeups> listening = lockWakeups.get(request.name());
+    if (listening != null) {
+      listening.forEach(merged -> merged.attempted(request.owner()));
+    }
     return new QuorumAcquisition(this, request).start();
   }
 
@@ -469,19 +489,26 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
   public CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode) {
     QuorumGrant held = grants.get(grant.holder());
     Map<QuorumMember, GrantRef> memberGrants = new LinkedHashMap<>();
+    int[] holdsLeft = {0};
     if (held != null && grant.matches(held.token())) {
-      for (QuorumMember member : members) {
-        GrantRef memberGrant = held.memberGrant(member.index());
-        if (memberGrant != null) {
-          memberGrants.put(member, memberGrant);
-        }
-      }
+      // The hold is taken off, and the member grants read, in one step with QuorumGrant#attach:
+      // a member grant that arrives late and attached after the read would be released by nobody,
+      // and would keep the lock on that member for a whole lease. Once the last hold is off, a
+      // late member grant finds the grant ended and is undone by its attempt instead.
+      QuorumGrant.Released released = held.release(mode);
+      holdsLeft[0] = released.holdsLeft();
+      released
+          .memberTokens()
+          .forEach(
+              (index, memberToken) ->
+                  memberGrants.put(members.get(index), new GrantRef(held.holder(), memberToken)));
     } else if (held == null && grant.fencingToken() == GrantRef.ANY_TOKEN) {
       members.forEach(member -> memberGrants.put(member, grant));
     } else {
       return CompletableFuture.completedFuture(ReleaseResult.NOT_HELD);
     }
-    return MemberRound.start(
+    return MemberRound.startInOrder(
+            sendingOrder(grant.name()),
             List.copyOf(memberGrants.keySet()),
             member ->
                 member.call(
@@ -497,7 +524,7 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
               List<Integer> remainingByMember = wasHeld(round);
               int remaining;
               if (held != null && grant.matches(held.token())) {
-                remaining = held.releaseHold(mode);
+                remaining = holdsLeft[0];
                 if (held.ended()) {
                   grants.remove(grant.holder(), held);
                 }
@@ -539,7 +566,15 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
 
   @Override
   public CompletionStage<Void> leaveQueue(String name, String owner) {
-    return allMembers(b -> b.locks().leaveQueue(name, owner).thenApply(done -> Boolean.TRUE))
+    return MemberRound.startInOrder(
+            sendingOrder(name),
+            members,
+            member ->
+                member.call(b -> b.locks().leaveQueue(name, owner).thenApply(done -> Boolean.TRUE)),
+            roundTimeoutMillis,
+            scheduler(),
+            MemberRound::all,
+            MemberRound::ignore)
         .thenAccept(round -> requireMajority(round, "leave the queue of lock '" + name + "'"));
   }
 
@@ -634,6 +669,9 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
     List<Subscription> active = new ArrayList<>();
     boolean[] cancelled = {false};
     MergedWakeups merged = new MergedWakeups(listener, members.size());
+    if (type == ResourceType.LOCK) {
+      lockWakeups.computeIfAbsent(name, key -> ConcurrentHashMap.newKeySet()).add(merged);
+    }
     return MemberRound.<Subscription>start(
             members,
             member -> member.call(b -> b.wakeups().subscribe(type, name, merged)),
@@ -661,6 +699,14 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
               }
               return () -> {
                 List<Subscription> ending;
+                if (type == ResourceType.LOCK) {
+                  lockWakeups.computeIfPresent(
+                      name,
+                      (key, listening) -> {
+                        listening.remove(merged);
+                        return listening.isEmpty() ? null : listening;
+                      });
+                }
                 synchronized (active) {
                   cancelled[0] = true;
                   ending = List.copyOf(active);
@@ -710,22 +756,43 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
     return false;
   }
 
+  /** What one member says of a lock: its records, and the lock's fencing counter. */
+  private record MemberView(Optional<LockInfo> info, long fenceCounter) {}
+
   @Override
   public CompletionStage<Optional<LockInfo>> inspect(String name) {
-    return allMembers(b -> b.admin().inspect(name))
+    // Each member's records, and its lock's fencing counter (a read: raising to 0 changes
+    // nothing), which tells another client's grant's token (QuorumInspection).
+    return MemberRound.<MemberView>start(
+            members,
+            member ->
+                member
+                    .call(b -> b.admin().inspect(name))
+                    .thenCombine(
+                        member
+                            .fences(fences -> fences.raiseLockFence(name, 0))
+                            // Unknown (QuorumInspection then takes the holder's own token).
+                            .exceptionally(failure -> -1L),
+                        MemberView::new),
+            roundTimeoutMillis,
+            scheduler(),
+            MemberRound::all,
+            MemberRound::ignore)
         .thenApply(
             round -> {
               requireMajority(round, "inspect lock '" + name + "'");
               List<LockInfo> seen = new ArrayList<>();
               List<QuorumMember> seenAt = new ArrayList<>();
+              List<Long> counters = new ArrayList<>();
               for (int i = 0; i < round.size(); i++) {
-                Optional<LockInfo> info = round.answer(i);
-                if (info != null && info.isPresent()) {
-                  seen.add(info.get());
+                MemberView view = round.answer(i);
+                if (view != null && view.info().isPresent()) {
+                  seen.add(view.info().get());
                   seenAt.add(round.member(i));
+                  counters.add(view.fenceCounter());
                 }
               }
-              return QuorumInspection.merge(name, seen, seenAt, majority(), grants);
+              return QuorumInspection.merge(name, seen, seenAt, counters, majority(), grants);
             });
   }
 
@@ -756,6 +823,7 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
                               name,
                               infos,
                               byNameAt.getOrDefault(name, List.of()),
+                              null,
                               majority(),
                               grants)
                           .ifPresent(merged::add));

@@ -3,8 +3,10 @@ package io.latchkey.quorum;
 import io.latchkey.LockMode;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -71,12 +73,28 @@ final class QuorumGrant {
     return exclusiveHolds;
   }
 
+  /** What {@link #release} left: the holds in its mode, and the member grants to release. */
+  record Released(int holdsLeft, Map<Integer, Long> memberTokens) {}
+
+  /**
+   * Removes one hold in {@code mode} and reads the member grants, in one step with {@link #attach}:
+   * a member grant attached after this read of the last hold cannot be, so none is left out of the
+   * release.
+   *
+   * @return the holds left in {@code mode}, and the member grants to release the hold on
+   */
+  synchronized Released release(LockMode mode) {
+    int left = releaseHold(mode);
+    // In member order, as every round is sent.
+    return new Released(left, Collections.unmodifiableMap(new TreeMap<>(memberTokens)));
+  }
+
   /**
    * Removes one hold in {@code mode}; the grant ends when no hold is left.
    *
    * @return the holds left in {@code mode}
    */
-  synchronized int releaseHold(LockMode mode) {
+  private int releaseHold(LockMode mode) {
     if (mode == LockMode.SHARED) {
       sharedHolds = Math.max(0, sharedHolds - 1);
     } else {

@@ -12,13 +12,30 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Merges what the members say about one lock into what the quorum holds: an owner holds the lock if
  * it holds it on a majority of the members; its holds and remaining lease are what a majority has
- * at least; its fencing token is the quorum's token if this client made the grant, else the value a
- * majority of the members' records have at least (epoch above member token, as {@link
- * QuorumAcquisition} computes it, which is the quorum's token while the members are in step).
+ * at least. Its fencing token is the quorum's token if this client made the grant. Another client's
+ * grant's token is recovered from the members (epoch above member value, as {@link
+ * QuorumAcquisition} computes it):
+ *
+ * <ul>
+ *   <li>An exclusive holder: the value that a majority of the members showing it reach, of their
+ *       lock's <em>fencing counter</em>. The grant's token T is the largest value of the majority C
+ *       that counted, and before the grant was handed out every member of C below T was raised to T
+ *       (ADR 0009); while the exclusive grant stands there, no other grant moves those counters. So
+ *       a majority of the members showing the holder have exactly T, and the others (at most N −
+ *       majority, fewer than a majority: members whose grant came after the decision) may have more
+ *       or less: the majority-th largest value is T. The holders' own member tokens do not give T:
+ *       a member of C below T keeps its own token in its record, so the majority-th largest of
+ *       those is T only when C were the members with the smallest tokens (usual on Redis, whose
+ *       tokens follow each server's clock, but not certain: the kit's exact-token checks failed now
+ *       and then under load).
+ *   <li>A shared holder: other readers' grants move the counters, so the members' holder tokens,
+ *       the value a majority reaches, which may be below the grant's token.
+ * </ul>
  */
 final class QuorumInspection {
   private QuorumInspection() {}
@@ -27,10 +44,12 @@ final class QuorumInspection {
       String name,
       List<LockInfo> infos,
       List<QuorumMember> seenAt,
+      @Nullable List<Long> fenceCounters,
       int majority,
       Map<HolderRef, QuorumGrant> grants) {
     Map<OwnerMode, List<HolderInfo>> byOwner = new LinkedHashMap<>();
     Map<OwnerMode, List<QuorumMember>> ownerAt = new LinkedHashMap<>();
+    Map<OwnerMode, List<Long>> countersAt = new LinkedHashMap<>();
     int queued = 0;
     for (int i = 0; i < infos.size(); i++) {
       LockInfo info = infos.get(i);
@@ -39,6 +58,15 @@ final class QuorumInspection {
         OwnerMode key = new OwnerMode(holder.owner(), holder.mode());
         byOwner.computeIfAbsent(key, o -> new ArrayList<>()).add(holder);
         ownerAt.computeIfAbsent(key, o -> new ArrayList<>()).add(seenAt.get(i));
+        // A counter is never below the tokens it gave; a member that could not read it gives the
+        // holder's token.
+        long counter = fenceCounters == null ? holder.fencingToken() : fenceCounters.get(i);
+        countersAt
+            .computeIfAbsent(key, o -> new ArrayList<>())
+            .add(
+                holder.mode() == LockMode.EXCLUSIVE
+                    ? Math.max(counter, holder.fencingToken())
+                    : holder.fencingToken());
       }
     }
     List<HolderInfo> holders = new ArrayList<>();
@@ -48,10 +76,11 @@ final class QuorumInspection {
             return;
           }
           List<QuorumMember> at = ownerAt.getOrDefault(key, List.of());
+          List<Long> memberValues = countersAt.getOrDefault(key, List.of());
           List<Long> values = new ArrayList<>();
           for (int i = 0; i < seen.size(); i++) {
             long epoch = Math.max(0, at.get(i).epoch());
-            values.add((epoch << QuorumAcquisition.MEMBER_TOKEN_BITS) | seen.get(i).fencingToken());
+            values.add((epoch << QuorumAcquisition.MEMBER_TOKEN_BITS) | memberValues.get(i));
           }
           QuorumGrant ours = grants.get(new HolderRef(ResourceType.LOCK, name, key.owner()));
           long token =

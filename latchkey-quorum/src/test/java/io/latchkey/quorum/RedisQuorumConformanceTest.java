@@ -11,19 +11,19 @@ import org.junit.jupiter.api.Tag;
 /**
  * The whole conformance kit on a quorum of five redis-server processes.
  *
- * <p>Behind {@code -Psoak}: about 2–3 minutes. Of its last three runs (2026-11-27, the code of
- * commit 226b715) one passed whole and two each failed one test, a different one each time, both
- * timing-dependent on a quorum (docs/backends/quorum.md, Limits):
+ * <p>Behind {@code -Psoak}: about a minute since the contention fixes (before, 2–3 minutes). Two
+ * timing-dependent failures seen before are fixed at their causes (docs/backends/quorum.md):
  *
  * <ul>
- *   <li>{@code SpiWaitQueue.missedTurnWakesTheNextWaiter} stops its barger at the first wake-up for
- *       the next waiter, which the first member that counted the head's turn as missed publishes,
- *       while a majority of members may still keep the lock for the head.
- *   <li>{@code SpiLockStore.releaseNeedsTheGrantsToken} (and, by the same cause, {@code
- *       exclusiveHolderRefusesAnotherOwner}) inspects from another connection and expects the
- *       grant's token; another client sees the value a majority of members record, which equals the
- *       grant's token only when the first members to answer the grant were those with the smallest
- *       tokens (the usual order, not a rule).
+ *   <li>{@code SpiWaitQueue.missedTurnWakesTheNextWaiter} sent its 1 ms barger right after the
+ *       head's wake-up; members that had woken the head within the same millisecond did not count
+ *       its turn as missed, so the next waiter was woken on a minority only. The kit now lets the
+ *       head's hand-off age past the barger's 1 ms first.
+ *   <li>{@code SpiLockStore.releaseNeedsTheGrantsToken} and {@code
+ *       exclusiveHolderRefusesAnotherOwner} inspect from another client and expect the grant's
+ *       token; the quorum gave the value a majority of the members' holder records reach, which is
+ *       the grant's token only if the deciding members had the smallest tokens. It now reads the
+ *       lock's fencing counters, which the write-back set to the token on the deciding majority.
  * </ul>
  */
 @Tag("slow")
