@@ -11,14 +11,7 @@ import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
 import io.latchkey.testkit.LeaseTransitions;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +24,6 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
-import org.apache.curator.test.TestingZooKeeperServer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,9 +40,6 @@ import org.junit.jupiter.api.Test;
  * the operation timeout; an expired session is reported as lost and the next waiter is granted.
  */
 class ZooKeeperEnsembleFaultTest {
-  /** A longer tick than the kit's: sessions of up to 20 ticks outlive a leader election. */
-  private static final int TICK_MILLIS = 400;
-
   private static final String SESSION_TIMEOUT = "8s";
   private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
 
@@ -60,16 +49,7 @@ class ZooKeeperEnsembleFaultTest {
 
   @BeforeEach
   void startEnsemble() throws Exception {
-    // The tests find the leader with the four-letter command "srvr".
-    System.setProperty("zookeeper.4lw.commands.whitelist", "srvr");
-    List<InstanceSpec> specs = new ArrayList<>();
-    for (int id = 1; id <= 3; id++) {
-      specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MILLIS, 0));
-    }
-    TestingCluster started = new TestingCluster(specs);
-    ensemble = started;
-    started.start();
-    await().atMost(Duration.ofSeconds(60)).until(() -> leader().isPresent());
+    ensemble = ZooKeeperTestEnsembles.start();
   }
 
   @AfterEach
@@ -256,36 +236,7 @@ class ZooKeeperEnsembleFaultTest {
     return ensemble;
   }
 
-  /** The server that says it leads, asked with the four-letter command {@code srvr}. */
   private Optional<InstanceSpec> leader() {
-    List<InstanceSpec> leaders = new ArrayList<>();
-    for (TestingZooKeeperServer server : ensemble().getServers()) {
-      InstanceSpec spec = server.getInstanceSpec();
-      if ("leader".equals(mode(spec.getPort()))) {
-        leaders.add(spec);
-      }
-    }
-    return leaders.size() == 1 ? Optional.of(leaders.get(0)) : Optional.empty();
-  }
-
-  private static @Nullable String mode(int port) {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1_000);
-      socket.setSoTimeout(1_000);
-      OutputStream out = socket.getOutputStream();
-      out.write("srvr".getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      BufferedReader in =
-          new BufferedReader(
-              new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
-      for (String line = in.readLine(); line != null; line = in.readLine()) {
-        if (line.startsWith("Mode: ")) {
-          return line.substring("Mode: ".length()).strip();
-        }
-      }
-      return null;
-    } catch (IOException notServing) {
-      return null;
-    }
+    return ZooKeeperTestEnsembles.leader(ensemble());
   }
 }
