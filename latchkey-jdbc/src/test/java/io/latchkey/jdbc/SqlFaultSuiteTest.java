@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,12 +23,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The fault suite on PostgreSQL and MariaDB, in table mode (every mode) and in the connection-bound
  * advisory and row modes (the watchdog and fair locks: they have no explicit lease and no leased
- * semaphore), with every fault kind: worker pauses, kills, frozen and cut connections, the server
- * crashed (SIGKILL, restarted on its data) and paused (every server process SIGSTOPped). {@link
- * FaultSuite} lists the properties (duration per mode, default 2 minutes; seed; modes; kinds).
- * Reports go to {@code target/fault-reports/DATABASE[-MODE]-FAULTMODE.txt}. Run with {@code mvn -B
- * -pl latchkey-jdbc verify -Psoak -Dtest=SqlFaultSuiteTest -Dsurefire.failIfNoSpecifiedTests=false}
- * (add e.g. {@code -Dtest='SqlFaultSuiteTest#postgres*'} to run one database).
+ * semaphore), and on H2 in table mode, with every fault kind: worker pauses, kills, frozen and cut
+ * connections, the server crashed (SIGKILL, restarted on its data; H2: its TCP server stopped and
+ * its database closed, then reopened from its file) and paused (every server process SIGSTOPped;
+ * not H2, which runs in the test JVM). {@link FaultSuite} lists the properties (duration per mode,
+ * default 2 minutes; seed; modes; kinds). Reports go to {@code
+ * target/fault-reports/DATABASE[-MODE]-FAULTMODE.txt}. Run with {@code mvn -B -pl latchkey-jdbc
+ * verify -Psoak -Dtest=SqlFaultSuiteTest -Dsurefire.failIfNoSpecifiedTests=false} (add e.g. {@code
+ * -Dtest='SqlFaultSuiteTest#postgres*'} to run one database).
  *
  * <p>Table mode promises the liveness bound (a dead holder's row runs out with its lease). The
  * connection-bound modes free a dead holder's lock when the database ends its connection, and a
@@ -68,8 +71,32 @@ class SqlFaultSuiteTest {
   @EnumSource(
       value = FaultMode.class,
       names = {"WATCHDOG_LOCK", "FAIR_LOCK"})
+  void mariaDbAdvisoryMode(FaultMode mode) throws Exception {
+    run(MariaDbTestServer::start, "mariadb-advisory", mode, "&latchkey.mode=advisory", false);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = FaultMode.class,
+      names = {"WATCHDOG_LOCK", "FAIR_LOCK"})
   void mariaDbRowMode(FaultMode mode) throws Exception {
     run(MariaDbTestServer::start, "mariadb-row", mode, "&latchkey.mode=row", false);
+  }
+
+  /**
+   * H2 in this JVM, on a file database: a crash cuts every connection and closes the database, and
+   * the restart opens its file again, so every committed row (leases, fencing counters) survives: a
+   * clean shut-down, milder than the PostgreSQL test server's crash, which loses its last commits.
+   * An in-memory database would come back empty. It cannot be paused: its server threads share this
+   * JVM.
+   */
+  @ParameterizedTest
+  @EnumSource(FaultMode.class)
+  void h2TableMode(FaultMode mode) throws Exception {
+    assumeTrue(FaultSuite.selected(mode), mode + " is not in -D" + FaultSuite.MODES);
+    try (H2TestServer server = H2TestServer.startFile("faults")) {
+      check(mode, Control.of(server), server.jdbcUrl() + ";", "h2", true);
+    }
   }
 
   private static void run(
@@ -81,24 +108,61 @@ class SqlFaultSuiteTest {
       throws Exception {
     assumeTrue(FaultSuite.selected(mode), mode + " is not in -D" + FaultSuite.MODES);
     try (SqlTestServer server = start.get()) {
-      // The tables are made once here: workers that all create them at once would race.
-      Latchkey.connect(server.jdbcUrl() + options + "&latchkey.createSchema=true").close();
-      FaultSuite.runAndCheck(
-          mode,
-          new SqlServerControl(server, options),
-          report + "-" + mode.name().toLowerCase(Locale.ROOT),
-          liveness);
+      check(mode, Control.of(server, options), server.jdbcUrl() + options + "&", report, liveness);
     }
   }
 
-  /** Crashes, restarts and pauses a database test server. */
-  private static final class SqlServerControl implements ServerControl {
-    private final SqlTestServer server;
-    private final String options;
+  /**
+   * @param optionsPrefix the URI up to where one more latchkey option can follow
+   */
+  private static void check(
+      FaultMode mode, ServerControl control, String optionsPrefix, String report, boolean liveness)
+      throws Exception {
+    // The tables are made once here: workers that all create them at once would race.
+    Latchkey.connect(optionsPrefix + "latchkey.createSchema=true").close();
+    FaultSuite.runAndCheck(
+        mode, control, report + "-" + mode.name().toLowerCase(Locale.ROOT), liveness);
+  }
 
-    SqlServerControl(SqlTestServer server, String options) {
-      this.server = server;
-      this.options = options;
+  /**
+   * Crashes, restarts and (where {@code serverFaults} has it) pauses a database test server that
+   * keeps its port and URL across restarts.
+   *
+   * @param jdbcUrl the server's URL on {@code 127.0.0.1:port}, without the mode options
+   * @param options the latchkey options appended to every client's URL
+   */
+  private record Control(
+      int port,
+      String jdbcUrl,
+      String options,
+      Set<FaultKind> serverFaults,
+      Runnable crasher,
+      Runnable restarter,
+      Consumer<Duration> pauser)
+      implements ServerControl {
+
+    static Control of(SqlTestServer server, String options) {
+      return new Control(
+          server.port(),
+          server.jdbcUrl(),
+          options,
+          EnumSet.of(FaultKind.CRASH_SERVER, FaultKind.PAUSE_SERVER),
+          server::kill,
+          server::restart,
+          server::pause);
+    }
+
+    static Control of(H2TestServer server) {
+      return new Control(
+          server.port(),
+          server.jdbcUrl(),
+          "",
+          EnumSet.of(FaultKind.CRASH_SERVER),
+          server::kill,
+          server::restart,
+          duration -> {
+            throw new UnsupportedOperationException("H2 runs in this JVM and cannot be paused");
+          });
     }
 
     @Override
@@ -107,33 +171,23 @@ class SqlFaultSuiteTest {
     }
 
     @Override
-    public int port() {
-      return server.port();
-    }
-
-    @Override
     public String uriVia(String host, int port) {
-      return server.jdbcUrl().replace("127.0.0.1:" + server.port(), host + ":" + port) + options;
-    }
-
-    @Override
-    public Set<FaultKind> serverFaults() {
-      return EnumSet.of(FaultKind.CRASH_SERVER, FaultKind.PAUSE_SERVER);
+      return jdbcUrl.replace("127.0.0.1:" + this.port, host + ":" + port) + options;
     }
 
     @Override
     public void crash() {
-      server.kill();
+      crasher.run();
     }
 
     @Override
     public void restart() {
-      server.restart();
+      restarter.run();
     }
 
     @Override
     public void pause(Duration duration) {
-      server.pause(duration);
+      pauser.accept(duration);
     }
   }
 }
