@@ -42,6 +42,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *       their ratios hold on a machine whose load drifts;
  *   <li>{@link ContentionCounts}: Redis commands per acquire+release cycle under contention (INFO
  *       commandstats, and MONITOR for what clients sent);
+ *   <li>{@link AllocationCounts}: bytes allocated per uncontended cycle, every thread counted;
  *   <li>{@link RenewalCounts}: the watchdog's script calls per period for 10,000 held locks.
  * </ol>
  *
@@ -55,7 +56,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   --quick           a smoke run: one short JMH iteration each, short windows
  *   --jmh REGEX       only the JMH benchmarks whose method matches (e.g. 'single.*')
  *   --prof NAME       a JMH profiler for every JMH benchmark (gc, stack, ...); repeatable
- *   --skip-jmh        no JMH: only steps 2 to 4
+ *   --skip-jmh        no JMH: only steps 2 to 5
  *   --skip-counts     only the JMH benchmarks (step 1)
  * </pre>
  *
@@ -94,6 +95,7 @@ public final class RedisBenchmarks {
       List<Counted> counts = new ArrayList<>();
       List<Renewed> renewals = new ArrayList<>();
       List<PairedLatency.Latencies> paired = new ArrayList<>();
+      List<AllocationCounts.Allocated> allocated = new ArrayList<>();
       if (!settings.skipCounts) {
         paired = PairedLatency.measure(server.uri(), settings.pairedWarmup, settings.pairedWindow);
         for (PairedLatency.Latencies latencies : paired) {
@@ -107,6 +109,7 @@ public final class RedisBenchmarks {
                   latencies.count()));
         }
         counts = countCommands(settings, server);
+        allocated = AllocationCounts.measure(server.uri());
         renewals = countRenewals(settings, server);
       }
       Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -115,6 +118,7 @@ public final class RedisBenchmarks {
                   jmh,
                   paired,
                   counts,
+                  allocated,
                   renewals,
                   machine(redisVersion, startedAt, loadBefore, loadAverage(), took, settings))
               .render();
@@ -317,6 +321,7 @@ public final class RedisBenchmarks {
     private final Map<String, RunResult> jmh;
     private final List<PairedLatency.Latencies> paired;
     private final List<Counted> counts;
+    private final List<AllocationCounts.Allocated> allocated;
     private final List<Renewed> renewals;
     private final String machine;
     private final StringBuilder out = new StringBuilder();
@@ -325,11 +330,13 @@ public final class RedisBenchmarks {
         Map<String, RunResult> jmh,
         List<PairedLatency.Latencies> paired,
         List<Counted> counts,
+        List<AllocationCounts.Allocated> allocated,
         List<Renewed> renewals,
         String machine) {
       this.jmh = jmh;
       this.paired = paired;
       this.counts = counts;
+      this.allocated = allocated;
       this.renewals = renewals;
       this.machine = machine;
     }
@@ -351,6 +358,7 @@ public final class RedisBenchmarks {
       }
       if (!counts.isEmpty()) {
         renderCounts();
+        renderAllocated();
         renderRenewals();
       }
       renderTargets();
@@ -489,6 +497,30 @@ public final class RedisBenchmarks {
                 + counted.shape().label()
                 + ": "
                 + CommandStats.perUnit(counted.inScripts(), (double) counted.cycles()));
+      }
+      line("");
+    }
+
+    private void renderAllocated() {
+      line("### (a″) bytes allocated per uncontended cycle, every thread counted");
+      line("");
+      line(
+          "One thread, one lock, each variant alone; the JVM's allocation counters of all threads"
+              + " (the caller's, the client's network and timer threads) over batches of "
+              + "cycles (see AllocationCounts). The lowest batch, and the median.");
+      line("");
+      line("| variant | lowest B/cycle | median B/cycle | lowest over the floor |");
+      line("|---|---:|---:|---:|");
+      AllocationCounts.Allocated floor = allocated.get(0);
+      for (AllocationCounts.Allocated variant : allocated) {
+        line(
+            String.format(
+                Locale.ROOT,
+                "| %s | %,.0f | %,.0f | %+,.0f |",
+                variant.label(),
+                variant.lowest(),
+                variant.median(),
+                variant.lowest() - floor.lowest()));
       }
       line("");
     }

@@ -3,19 +3,24 @@ package io.latchkey.internal;
 import io.latchkey.BackendTimeoutException;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.LatchkeyException;
+import io.latchkey.Ticker;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every call into the backend goes through here: it is bounded by the operation timeout, and
@@ -35,21 +40,32 @@ import java.util.function.Supplier;
 final class BackendCalls {
   private final String backend;
   private final Duration timeout;
+  private final long timeoutNanos;
   private final ScheduledExecutorService timer;
+  private final Ticker ticker;
   private volatile boolean closed;
+  // The calls in flight, oldest first: a list linked through the calls themselves, guarded by
+  // this object's monitor, with whether a sweep is scheduled.
+  private final Object inFlight = new Object();
+  private @Nullable InFlight<?> first;
+  private @Nullable InFlight<?> last;
+  private boolean sweepScheduled;
 
-  BackendCalls(String backend, Duration timeout, ScheduledExecutorService timer) {
+  /**
+   * @param timer runs the sweeps that fail calls past their deadline
+   * @param ticker the clock of those deadlines: the one {@code timer} keeps (a manual one in tests)
+   */
+  BackendCalls(String backend, Duration timeout, ScheduledExecutorService timer, Ticker ticker) {
     this.backend = backend;
     this.timeout = timeout;
+    this.timeoutNanos = timeout.toNanos();
     this.timer = timer;
+    this.ticker = ticker;
   }
 
   /**
    * @param what describes the operation for error messages; only called when something fails
    */
-  // Handler futures left unread on purpose: the handler relays the outcome into the returned future
-  // itself.
-  @SuppressWarnings("FutureReturnValueIgnored")
   <T> CompletableFuture<T> call(
       Supplier<String> what, Supplier<? extends CompletionStage<T>> operation) {
     return call(what, operation, late -> {});
@@ -59,7 +75,8 @@ final class BackendCalls {
    * @param what describes the operation for error messages; only called when something fails
    * @param lateAnswer receives the answer if it arrives after the call timed out
    */
-  @SuppressWarnings("FutureReturnValueIgnored") // the handler deals with every outcome itself
+  // The handler's future is left unread on purpose: the handler relays the outcome itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
   <T> CompletableFuture<T> call(
       Supplier<String> what,
       Supplier<? extends CompletionStage<T>> operation,
@@ -76,30 +93,151 @@ final class BackendCalls {
     }
     CompletableFuture<T> source = stage.toCompletableFuture();
     if (source.isDone()) {
-      // Synchronous backends (in-memory) answer at once: no timer needed.
+      // Synchronous backends (in-memory) answer at once: no deadline needed.
       return source.isCompletedExceptionally() ? relay(what, source) : source;
     }
-    CompletableFuture<T> result = new CompletableFuture<>();
-    ScheduledFuture<?> bound =
-        timer.schedule(
-            () ->
-                result.completeExceptionally(
-                    new BackendTimeoutException(
-                        backend + " did not answer '" + what.get() + "' within " + timeout)),
-            timeout.toNanos(),
-            TimeUnit.NANOSECONDS);
-    source.whenComplete(
-        (value, failure) -> {
-          bound.cancel(false);
-          if (failure == null) {
-            if (!result.complete(value)) {
-              lateAnswer.accept(value);
-            }
-          } else {
-            result.completeExceptionally(translate(what, failure));
-          }
-        });
-    return result;
+    InFlight<T> call = new InFlight<>(what, lateAnswer, ticker.nanoTime() + timeoutNanos);
+    enlist(call);
+    source.whenComplete(call);
+    return call;
+  }
+
+  /**
+   * A call on its way: the future its caller sees, the handler of the backend's answer, and its
+   * place in the list of calls in flight, all in one object.
+   */
+  private final class InFlight<T> extends CompletableFuture<T>
+      implements BiConsumer<T, @Nullable Throwable> {
+    private final Supplier<String> what;
+    private final Consumer<T> lateAnswer;
+    private final long deadline;
+    // Guarded by the list's monitor.
+    private @Nullable InFlight<?> previous;
+    private @Nullable InFlight<?> next;
+    private boolean listed;
+
+    InFlight(Supplier<String> what, Consumer<T> lateAnswer, long deadline) {
+      this.what = what;
+      this.lateAnswer = lateAnswer;
+      this.deadline = deadline;
+    }
+
+    /** The backend answered (or failed). */
+    @Override
+    public void accept(T value, @Nullable Throwable failure) {
+      delist(this);
+      if (failure == null) {
+        if (!complete(value)) {
+          lateAnswer.accept(value);
+        }
+      } else {
+        completeExceptionally(translate(what, failure));
+      }
+    }
+
+    void expire() {
+      completeExceptionally(
+          new BackendTimeoutException(
+              backend + " did not answer '" + what.get() + "' within " + timeout));
+    }
+  }
+
+  private void enlist(InFlight<?> call) {
+    boolean schedule;
+    synchronized (inFlight) {
+      call.listed = true;
+      call.previous = last;
+      if (last == null) {
+        first = call;
+      } else {
+        last.next = call;
+      }
+      last = call;
+      schedule = !sweepScheduled;
+      sweepScheduled = true;
+    }
+    if (schedule) {
+      scheduleSweep(call.deadline);
+    }
+  }
+
+  private void delist(InFlight<?> call) {
+    synchronized (inFlight) {
+      unlink(call);
+    }
+  }
+
+  // Guarded by the list's monitor.
+  private void unlink(InFlight<?> call) {
+    if (!call.listed) {
+      return;
+    }
+    call.listed = false;
+    InFlight<?> before = call.previous;
+    InFlight<?> after = call.next;
+    if (before == null) {
+      first = after;
+    } else {
+      before.next = after;
+    }
+    if (after == null) {
+      last = before;
+    } else {
+      after.previous = before;
+    }
+    call.previous = null;
+    call.next = null;
+  }
+
+  @SuppressWarnings("FutureReturnValueIgnored") // a sweep is never cancelled
+  private void scheduleSweep(long deadline) {
+    try {
+      timer.schedule(this::sweep, Math.max(0, deadline - ticker.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException shutDown) {
+      // The client is closing: no call in flight will get its answer bounded any more.
+      List<InFlight<?>> orphans = new ArrayList<>();
+      synchronized (inFlight) {
+        sweepScheduled = false;
+        while (first != null) {
+          InFlight<?> call = first;
+          unlink(call);
+          orphans.add(call);
+        }
+      }
+      orphans.forEach(
+          call ->
+              call.completeExceptionally(
+                  new IllegalStateException("this latchkey client is closed")));
+    }
+  }
+
+  /**
+   * Fails every call whose deadline has passed, then waits for the next deadline. Every call has
+   * the same timeout, so the list, in the order the calls started, is in the order of their
+   * deadlines too: one timer task at a time serves them all (a task per call would cost an
+   * insertion into and a removal from the scheduler's queue on every round trip).
+   */
+  private void sweep() {
+    List<InFlight<?>> expired = new ArrayList<>(0);
+    long next;
+    boolean more;
+    synchronized (inFlight) {
+      long now = ticker.nanoTime();
+      InFlight<?> oldest = first;
+      while (oldest != null && oldest.deadline - now <= 0) {
+        unlink(oldest);
+        expired.add(oldest);
+        oldest = first;
+      }
+      more = oldest != null;
+      next = oldest != null ? oldest.deadline : 0;
+      sweepScheduled = more;
+    }
+    // Completed outside the monitor: what waits on these calls runs now, on this thread.
+    expired.forEach(InFlight::expire);
+    if (more) {
+      scheduleSweep(next);
+    }
   }
 
   private <T> CompletableFuture<T> relay(Supplier<String> what, CompletableFuture<T> failed) {

@@ -116,7 +116,9 @@ public final class LatchkeyClient implements Latchkey {
     this.pushWakeups =
         features.contains(Feature.WAKEUP_PUSH) && backend.wakeups() != WakeupBus.NONE;
     this.scheduler = scheduler;
-    this.calls = new BackendCalls(backend.description(), options.operationTimeout(), scheduler);
+    this.calls =
+        new BackendCalls(
+            backend.description(), options.operationTimeout(), scheduler, options.ticker());
     this.observing = new Observing(options.observer(), backend.description());
     this.ledger =
         new GrantLedger(
