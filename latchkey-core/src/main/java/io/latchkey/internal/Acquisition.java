@@ -5,12 +5,14 @@ import io.latchkey.Primitive;
 import io.latchkey.Ticker;
 import io.latchkey.spi.ResourceType;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -32,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> what a grant yields
  */
-final class Acquisition<T> {
+final class Acquisition<T> extends CompletableFuture<@Nullable T>
+    implements BiConsumer<Acquisition.@Nullable Attempt<T>, @Nullable Throwable> {
   /**
    * One attempt's answer: a value when granted, else the time after which to re-check and,
    * optionally, a stage that completes when it is worth trying again.
@@ -151,6 +154,8 @@ final class Acquisition<T> {
   private WaitChannels.@Nullable Sighting seen;
   private int rounds;
   private volatile boolean triedAgainAtOnce;
+  // The wake-up signal armed for the attempt on its way (the attempts never overlap).
+  private volatile @Nullable CompletableFuture<Void> attemptSignal;
   private AcquireObservation observation = AcquireObservation.NONE;
   private volatile boolean waitObserved;
 
@@ -180,35 +185,69 @@ final class Acquisition<T> {
       T granted = first.join().value();
       if (granted != null) {
         observation.granted();
-        return CompletableFuture.completedFuture(granted);
+        complete(granted);
+        return this;
       }
     }
-    CompletableFuture<@Nullable T> answered = new CompletableFuture<>();
-    result.whenComplete(
-        (value, failure) -> {
-          CompletionStage<?> finished = finish(value != null && failure == null);
-          observeEnd(value, failure);
-          if (failure != null) {
-            // The backend failed or the caller gave up: the failure is answered at once, within
-            // its bound, whatever becomes of the abandon step.
-            answered.completeExceptionally(failure);
-          } else if (value != null) {
-            if (!answered.complete(value)) {
-              // The caller cancelled while the grant was being handed over.
-              strategy.compensate(value);
-            }
-          } else {
-            finished.whenComplete((ignored, bestEffort) -> answered.complete(null));
-          }
-        });
-    answered.whenComplete(
-        (value, failure) -> {
-          if (answered.isCancelled()) {
-            result.cancel(false);
-          }
-        });
     handle(first, null);
-    return answered;
+    return this;
+  }
+
+  /**
+   * The caller's side: this future, which the loop answers once its own result is settled.
+   * Cancelling it (an interrupted caller) ends the loop.
+   */
+  @Override
+  public boolean cancel(boolean mayInterruptIfRunning) {
+    boolean cancelled = super.cancel(mayInterruptIfRunning);
+    if (cancelled && result.cancel(false)) {
+      settled(null, new CancellationException("the caller gave up"));
+    }
+    return cancelled;
+  }
+
+  private void grant(T value) {
+    if (result.complete(value)) {
+      settled(value, null);
+    } else {
+      strategy.compensate(value);
+    }
+  }
+
+  private void fail(Throwable failure) {
+    if (result.completeExceptionally(failure)) {
+      settled(null, failure);
+    }
+  }
+
+  private void runOut() {
+    if (result.complete(null)) {
+      settled(null, null);
+    }
+  }
+
+  /**
+   * The loop's result is settled (by whichever of grant, failure, running out or cancellation came
+   * first): leave the channel, give up the queue place if nothing was granted, and answer the
+   * caller.
+   */
+  // Handler futures left unread on purpose: the handler answers the caller itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void settled(@Nullable T value, @Nullable Throwable failure) {
+    CompletionStage<?> finished = finish(value != null && failure == null);
+    observeEnd(value, failure);
+    if (failure != null) {
+      // The backend failed or the caller gave up: the failure is answered at once, within its
+      // bound, whatever becomes of the abandon step.
+      completeExceptionally(failure);
+    } else if (value != null) {
+      if (!complete(value)) {
+        // The caller cancelled while the grant was being handed over.
+        strategy.compensate(value);
+      }
+    } else {
+      finished.whenComplete((ignored, bestEffort) -> complete(null));
+    }
   }
 
   private void tryOnce() {
@@ -228,26 +267,31 @@ final class Acquisition<T> {
     }
   }
 
-  // Handler futures left unread on purpose: the handlers route every outcome into the result
-  // themselves.
+  // The handler's future is left unread on purpose: the handler routes every outcome itself.
   @SuppressWarnings("FutureReturnValueIgnored")
   private void handle(
       CompletableFuture<Attempt<T>> answer, @Nullable CompletableFuture<Void> signal) {
-    answer.whenComplete(
-        (outcome, failure) -> {
-          if (failure != null) {
-            result.completeExceptionally(BackendCalls.unwrap(failure));
-          } else if (outcome.value() != null) {
-            if (!result.complete(outcome.value())) {
-              strategy.compensate(outcome.value());
-            }
-          } else if (outcome.retryAtOnce() && !triedAgainAtOnce) {
-            triedAgainAtOnce = true;
-            handle(attemptOnce(), signal);
-          } else {
-            onBusy(outcome, signal);
-          }
-        });
+    attemptSignal = signal;
+    answer.whenComplete(this);
+  }
+
+  /** The attempt on its way was answered (this object is its handler, not a lambda per attempt). */
+  @Override
+  public void accept(@Nullable Attempt<T> outcome, @Nullable Throwable failure) {
+    CompletableFuture<Void> signal = attemptSignal;
+    if (failure != null || outcome == null) {
+      fail(
+          failure != null
+              ? BackendCalls.unwrap(failure)
+              : new IllegalStateException("an attempt answered nothing"));
+    } else if (outcome.value() != null) {
+      grant(outcome.value());
+    } else if (outcome.retryAtOnce() && !triedAgainAtOnce) {
+      triedAgainAtOnce = true;
+      handle(attemptOnce(), signal);
+    } else {
+      onBusy(outcome, signal);
+    }
   }
 
   // Handler futures left unread on purpose: the handlers route every outcome into the result
@@ -260,7 +304,7 @@ final class Acquisition<T> {
     }
     long remaining = forever ? Long.MAX_VALUE : deadline - ticker.nanoTime();
     if (remaining <= 0) {
-      result.complete(null);
+      runOut();
       return;
     }
     CompletableFuture<Void> wakeSignal = signal;
@@ -281,7 +325,7 @@ final class Acquisition<T> {
           .whenComplete(
               (ok, failure) -> {
                 if (failure != null) {
-                  result.completeExceptionally(BackendCalls.unwrap(failure));
+                  fail(BackendCalls.unwrap(failure));
                 } else {
                   tryOnce();
                 }
@@ -306,7 +350,7 @@ final class Acquisition<T> {
               .schedule(() -> wake.complete(null), Math.max(sleep, 0), TimeUnit.NANOSECONDS);
       wake.whenComplete((ok, failure) -> timer.cancel(false));
     } catch (RejectedExecutionException closed) {
-      result.completeExceptionally(new IllegalStateException("this latchkey client is closed"));
+      fail(new IllegalStateException("this latchkey client is closed"));
       return;
     }
     wake.thenRun(this::tryOnce);

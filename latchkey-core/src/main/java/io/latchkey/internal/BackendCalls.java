@@ -64,6 +64,27 @@ final class BackendCalls {
   }
 
   /**
+   * One backend call as one object: what it is, how it is sent, and what becomes of an answer that
+   * nobody waits for any more. The engine's hot paths implement it on an object they have anyway,
+   * instead of a lambda for each part.
+   *
+   * @param <T> the answer
+   */
+  interface Call<T> {
+    /** Describes the operation for error messages; only called when something fails. */
+    String what();
+
+    /** Sends the operation to the backend; called once. */
+    CompletionStage<T> send();
+
+    /**
+     * The answer came after the call timed out or its caller gave up: undo exactly what it proves
+     * was granted or taken. Nothing to undo by default.
+     */
+    default void lateAnswer(T answer) {}
+  }
+
+  /**
    * @param what describes the operation for error messages; only called when something fails
    */
   <T> CompletableFuture<T> call(
@@ -75,31 +96,52 @@ final class BackendCalls {
    * @param what describes the operation for error messages; only called when something fails
    * @param lateAnswer receives the answer if it arrives after the call timed out
    */
-  // The handler's future is left unread on purpose: the handler relays the outcome itself.
-  @SuppressWarnings("FutureReturnValueIgnored")
   <T> CompletableFuture<T> call(
       Supplier<String> what,
       Supplier<? extends CompletionStage<T>> operation,
       Consumer<T> lateAnswer) {
+    return call(
+        new Call<T>() {
+          @Override
+          public String what() {
+            return what.get();
+          }
+
+          @Override
+          public CompletionStage<T> send() {
+            return operation.get();
+          }
+
+          @Override
+          public void lateAnswer(T answer) {
+            lateAnswer.accept(answer);
+          }
+        });
+  }
+
+  /** Sends a call, bounded by the operation timeout. */
+  // The handler's future is left unread on purpose: the handler relays the outcome itself.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  <T> CompletableFuture<T> call(Call<T> call) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new IllegalStateException("this latchkey client is closed"));
     }
     CompletionStage<T> stage;
     try {
-      stage = operation.get();
+      stage = call.send();
     } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(translate(what, e));
+      return CompletableFuture.failedFuture(translate(call, e));
     }
     CompletableFuture<T> source = stage.toCompletableFuture();
     if (source.isDone()) {
       // Synchronous backends (in-memory) answer at once: no deadline needed.
-      return source.isCompletedExceptionally() ? relay(what, source) : source;
+      return source.isCompletedExceptionally() ? relay(call, source) : source;
     }
-    InFlight<T> call = new InFlight<>(what, lateAnswer, ticker.nanoTime() + timeoutNanos);
-    enlist(call);
-    source.whenComplete(call);
-    return call;
+    InFlight<T> inFlight = new InFlight<>(call, ticker.nanoTime() + timeoutNanos);
+    enlist(inFlight);
+    source.whenComplete(inFlight);
+    return inFlight;
   }
 
   /**
@@ -108,17 +150,15 @@ final class BackendCalls {
    */
   private final class InFlight<T> extends CompletableFuture<T>
       implements BiConsumer<T, @Nullable Throwable> {
-    private final Supplier<String> what;
-    private final Consumer<T> lateAnswer;
+    private final Call<T> call;
     private final long deadline;
     // Guarded by the list's monitor.
     private @Nullable InFlight<?> previous;
     private @Nullable InFlight<?> next;
     private boolean listed;
 
-    InFlight(Supplier<String> what, Consumer<T> lateAnswer, long deadline) {
-      this.what = what;
-      this.lateAnswer = lateAnswer;
+    InFlight(Call<T> call, long deadline) {
+      this.call = call;
       this.deadline = deadline;
     }
 
@@ -128,17 +168,17 @@ final class BackendCalls {
       delist(this);
       if (failure == null) {
         if (!complete(value)) {
-          lateAnswer.accept(value);
+          call.lateAnswer(value);
         }
       } else {
-        completeExceptionally(translate(what, failure));
+        completeExceptionally(translate(call, failure));
       }
     }
 
     void expire() {
       completeExceptionally(
           new BackendTimeoutException(
-              backend + " did not answer '" + what.get() + "' within " + timeout));
+              backend + " did not answer '" + call.what() + "' within " + timeout));
     }
   }
 
@@ -240,7 +280,7 @@ final class BackendCalls {
     }
   }
 
-  private <T> CompletableFuture<T> relay(Supplier<String> what, CompletableFuture<T> failed) {
+  private <T> CompletableFuture<T> relay(Call<?> what, CompletableFuture<T> failed) {
     try {
       failed.join();
       throw new IllegalStateException("future was expected to have failed");
@@ -249,7 +289,7 @@ final class BackendCalls {
     }
   }
 
-  RuntimeException translate(Supplier<String> what, Throwable failure) {
+  private RuntimeException translate(Call<?> what, Throwable failure) {
     Throwable cause = unwrap(failure);
     if (cause instanceof LatchkeyException
         || cause instanceof IllegalArgumentException
@@ -264,7 +304,7 @@ final class BackendCalls {
           new BackendTimeoutException(
               backend
                   + " did not answer '"
-                  + what.get()
+                  + what.what()
                   + "' within "
                   + timeout
                   + ": "
@@ -273,7 +313,7 @@ final class BackendCalls {
       return ranOut;
     }
     return new BackendUnavailableException(
-        backend + " failed '" + what.get() + "': " + cause.getMessage(), cause);
+        backend + " failed '" + what.what() + "': " + cause.getMessage(), cause);
   }
 
   /**

@@ -10,6 +10,8 @@ import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
 import io.latchkey.OwnerToken;
 import io.latchkey.Primitive;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.ResourceType;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -78,7 +80,12 @@ final class ElectionParticipant implements LeaderElection {
       attempt =
           client.acquiredAsync(
               client.acquireLock(
-                  Primitive.LEADER_ELECTION, name, owner, LockMode.EXCLUSIVE, false, -1, null),
+                  Primitive.LEADER_ELECTION,
+                  new HolderRef(ResourceType.LOCK, name, owner),
+                  LockMode.EXCLUSIVE,
+                  false,
+                  -1,
+                  null),
               () -> "lead election '" + name + "'",
               Duration.ZERO,
               Lease::releaseAsync);

@@ -9,17 +9,20 @@ import io.latchkey.spi.GrantEvents;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.ReleaseResult;
 import io.latchkey.spi.ResourceType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -57,13 +60,20 @@ final class GrantLedger {
   private final BackendEvents events = new BackendEvents();
   private final Observing observing;
 
+  private final long renewIntervalNanos;
+
+  /**
+   * @param renewInterval how often the watchdog renews (see {@link #watchNewGrant})
+   */
   GrantLedger(
       LatchkeyBackend backend,
       BackendCalls calls,
       ScheduledExecutorService scheduler,
       Executor callbacks,
       Ticker ticker,
+      Duration renewInterval,
       Observing observing) {
+    this.renewIntervalNanos = renewInterval.toNanos();
     this.observing = observing;
     this.backend = backend;
     this.calls = calls;
@@ -159,26 +169,31 @@ final class GrantLedger {
       long sentAt,
       long leaseNanos,
       long validForNanos) {
-    GrantRef grant = new GrantRef(ref, token);
     if (Hold.validUntil(sentAt, leaseNanos, validForNanos) - ticker.nanoTime() <= 0) {
-      undo(grant, mode, "its answer came after its lease had run out");
+      undo(new GrantRef(ref, token), mode, "its answer came after its lease had run out");
       return null;
     }
-    Hold[] superseded = new Hold[1];
-    Hold hold =
-        holds.compute(
-            ref,
-            (key, current) -> {
-              Hold target = current;
-              if (current == null || current.fencingToken() != token) {
-                superseded[0] = current;
-                target = new Hold(key, token);
-              }
-              target.granted(mode, primitive, watchdog, sentAt, leaseNanos, validForNanos);
-              return target;
-            });
+    Hold fresh = new Hold(ref, token);
+    fresh.granted(mode, primitive, watchdog, sentAt, leaseNanos, validForNanos);
+    Hold hold = fresh;
+    Hold old = null;
+    if (holds.putIfAbsent(ref, fresh) != null) {
+      // A re-entry into the grant this client knows, or a grant that replaces it.
+      Hold[] superseded = new Hold[1];
+      hold =
+          holds.compute(
+              ref,
+              (key, current) -> {
+                if (current == null || current.fencingToken() != token) {
+                  superseded[0] = current;
+                  return fresh;
+                }
+                current.granted(mode, primitive, watchdog, sentAt, leaseNanos, validForNanos);
+                return current;
+              });
+      old = superseded[0];
+    }
     observing.holdsChanged(primitive, 1);
-    Hold old = superseded[0];
     if (old != null && old.lost() == null) {
       markLost(
           old,
@@ -187,7 +202,7 @@ final class GrantLedger {
                   + " was lost: the backend had forgotten it when the same owner acquired again",
               null));
     }
-    watchLease(hold);
+    watchNewGrant(hold);
     return hold;
   }
 
@@ -235,34 +250,74 @@ final class GrantLedger {
       lapse(hold);
     }
     hold.releaseSent();
+    if (hold.ref.type() == ResourceType.LOCK) {
+      HoldRelease release = new HoldRelease(hold, mode);
+      return calls.call(release).handle(release);
+    }
     return releaseOnBackend(hold.grant(), mode)
-        .handle(
-            (remaining, failure) -> {
-              // Dropped before the release counts as answered: a renewal that raced with it and
-              // finds the grant gone must see it either still releasing or no longer held.
-              dropOne(hold, mode);
-              hold.releaseAnswered();
-              LeaseLostException lost = hold.lost();
-              if (lost != null) {
-                throw lost;
-              }
-              if (failure != null) {
-                // The backend could not be told. The grant is forgotten here so that the watchdog
-                // stops renewing it: its lease then runs out on the backend by itself.
-                throw LatchkeyClient.asRuntime(failure);
-              }
-              if (remaining < 0) {
-                LeaseLostException gone =
-                    new LeaseLostException(
-                        describe(hold)
-                            + " was lost before it was released: the backend no longer knew it"
-                            + " (its lease expired, or it was force-released)",
-                        null);
-                markLost(hold, gone);
-                throw gone;
-              }
-              return null;
-            });
+        .handle((remaining, failure) -> released(hold, mode, remaining, failure));
+  }
+
+  /**
+   * The release of one hold of a lock, as one object: the backend call and the handler of its
+   * answer (a lock release is on every cycle's path, where a lambda per part is garbage).
+   */
+  private final class HoldRelease
+      implements BackendCalls.Call<ReleaseResult>,
+          BiFunction<@Nullable ReleaseResult, @Nullable Throwable, @Nullable Void> {
+    private final Hold hold;
+    private final LockMode mode;
+
+    HoldRelease(Hold hold, LockMode mode) {
+      this.hold = hold;
+      this.mode = mode;
+    }
+
+    @Override
+    public String what() {
+      return "release lock '" + hold.ref.name() + "'";
+    }
+
+    @Override
+    public CompletionStage<ReleaseResult> send() {
+      return backend.locks().release(hold.grant(), mode);
+    }
+
+    @Override
+    public @Nullable Void apply(@Nullable ReleaseResult result, @Nullable Throwable failure) {
+      Integer remaining = result == null ? null : result.wasHeld() ? result.remainingHolds() : -1;
+      return released(hold, mode, remaining, failure);
+    }
+  }
+
+  /** What the backend's answer to the release of one hold means for it. */
+  private @Nullable Void released(
+      Hold hold, LockMode mode, @Nullable Integer remaining, @Nullable Throwable failure) {
+    // Dropped before the release counts as answered: a renewal that raced with it and finds the
+    // grant gone must see it either still releasing or no longer held.
+    dropOne(hold, mode);
+    hold.releaseAnswered();
+    LeaseLostException lost = hold.lost();
+    if (lost != null) {
+      throw lost;
+    }
+    if (failure != null || remaining == null) {
+      // The backend could not be told. The grant is forgotten here so that the watchdog stops
+      // renewing it: its lease then runs out on the backend by itself.
+      throw LatchkeyClient.asRuntime(
+          failure != null ? failure : new IllegalStateException("no answer to a release"));
+    }
+    if (remaining < 0) {
+      LeaseLostException gone =
+          new LeaseLostException(
+              describe(hold)
+                  + " was lost before it was released: the backend no longer knew it"
+                  + " (its lease expired, or it was force-released)",
+              null);
+      markLost(hold, gone);
+      throw gone;
+    }
+    return null;
   }
 
   /**
@@ -384,6 +439,24 @@ final class GrantLedger {
 
   Duration remaining(Hold hold) {
     return Duration.ofNanos(Math.max(0, hold.validUntilNanos() - ticker.nanoTime()));
+  }
+
+  /**
+   * Arms a new grant's lease timer, unless the watchdog renews the grant and its next pass comes
+   * well before the validity ends: that pass arms it ({@link #renewalStarting}). Most watchdog
+   * grants are released before the first pass and never need a timer.
+   */
+  private void watchNewGrant(Hold hold) {
+    if (hold.renewedByWatchdog()
+        && hold.validUntilNanos() - ticker.nanoTime() > 2 * renewIntervalNanos) {
+      return;
+    }
+    watchLease(hold);
+  }
+
+  /** The watchdog is about to renew a grant: from now on its lease timer runs. */
+  void renewalStarting(Hold hold) {
+    watchLease(hold);
   }
 
   /** One timer per grant at the end of its validity; an extended validity re-arms it. */

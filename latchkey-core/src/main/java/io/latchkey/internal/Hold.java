@@ -41,8 +41,9 @@ final class Hold {
   private boolean suspended;
   private volatile @Nullable LeaseLostException lost;
   private @Nullable ScheduledFuture<?> leaseTimer;
-  private final List<LeaseListener> listeners = new ArrayList<>();
-  private final List<Runnable> revocationHandlers = new ArrayList<>();
+  // Made on the first registration: most grants never get one.
+  private @Nullable List<LeaseListener> listeners;
+  private @Nullable List<Runnable> revocationHandlers;
   private boolean revocationRequested;
 
   Hold(HolderRef ref, long fencingToken) {
@@ -233,7 +234,7 @@ final class Hold {
       return List.of();
     }
     suspended = true;
-    return List.copyOf(listeners);
+    return listeners == null ? List.of() : List.copyOf(listeners);
   }
 
   /**
@@ -244,7 +245,7 @@ final class Hold {
       return List.of();
     }
     suspended = false;
-    return List.copyOf(listeners);
+    return listeners == null ? List.of() : List.copyOf(listeners);
   }
 
   @Nullable LeaseLostException lost() {
@@ -259,8 +260,8 @@ final class Hold {
       return List.of();
     }
     lost = reason;
-    List<LeaseListener> toNotify = List.copyOf(listeners);
-    listeners.clear();
+    List<LeaseListener> toNotify = listeners == null ? List.of() : List.copyOf(listeners);
+    listeners = null;
     return toNotify;
   }
 
@@ -268,6 +269,9 @@ final class Hold {
   synchronized boolean addListener(LeaseListener listener) {
     if (lost != null) {
       return false;
+    }
+    if (listeners == null) {
+      listeners = new ArrayList<>(1);
     }
     listeners.add(listener);
     return true;
@@ -278,6 +282,9 @@ final class Hold {
    * the caller runs the handler at once.
    */
   synchronized boolean addRevocationHandler(Runnable handler) {
+    if (revocationHandlers == null) {
+      revocationHandlers = new ArrayList<>(1);
+    }
     revocationHandlers.add(handler);
     return revocationRequested;
   }
@@ -285,7 +292,7 @@ final class Hold {
   /** A revocation request reached this grant; returns the handlers to run. */
   synchronized List<Runnable> revocationRequested() {
     revocationRequested = true;
-    return List.copyOf(revocationHandlers);
+    return revocationHandlers == null ? List.of() : List.copyOf(revocationHandlers);
   }
 
   synchronized boolean isRevocationRequested() {

@@ -44,6 +44,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -122,7 +123,13 @@ public final class LatchkeyClient implements Latchkey {
     this.observing = new Observing(options.observer(), backend.description());
     this.ledger =
         new GrantLedger(
-            backend, calls, scheduler, options.callbackExecutor(), options.ticker(), observing);
+            backend,
+            calls,
+            scheduler,
+            options.callbackExecutor(),
+            options.ticker(),
+            options.renewInterval(),
+            observing);
     events.bind(ledger);
     this.waitChannels = new WaitChannels(backend.wakeups(), calls);
     this.renewer = new LeaseRenewer(ledger, backend, calls, scheduler, options, observing);
@@ -539,19 +546,16 @@ public final class LatchkeyClient implements Latchkey {
   }
 
   /**
-   * Starts acquiring a lock for {@code owner}.
+   * Starts acquiring a lock for an owner.
    *
+   * @param ref the lock's name and the owner (a {@link ResourceType#LOCK} record)
    * @param waitNanos how long to wait; below zero waits forever
    * @param leaseTime an explicit lease, or null for the watchdog
    * @return the lease, or null if the wait ran out
    */
-  // Handler futures left unread on purpose: leaving a wait queue is best effort: a failed leave
-  // expires with the queue keep-alive.
-  @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<@Nullable Lease> acquireLock(
       Primitive primitive,
-      String name,
-      String owner,
+      HolderRef ref,
       LockMode mode,
       boolean fair,
       long waitNanos,
@@ -562,10 +566,10 @@ public final class LatchkeyClient implements Latchkey {
     long leaseMillis = leaseTime == null ? options.leaseTime().toMillis() : leaseTime.toMillis();
     // A waiter queues so that a release wakes it alone; a try that will not wait does not.
     long keepAliveMillis = waitNanos == 0 ? 0 : options.queueKeepAlive().toMillis();
+    String name = ref.name();
     LockRequest request =
         new LockRequest(
-            name, owner, mode, leaseMillis, fair, keepAliveMillis, handoffMillis(options));
-    HolderRef ref = new HolderRef(ResourceType.LOCK, name, owner);
+            name, ref.holderId(), mode, leaseMillis, fair, keepAliveMillis, handoffMillis(options));
     long maxSleep =
         Math.min(options.recheckInterval().toNanos(), options.queueKeepAlive().toNanos() / 3);
     Acquisition.WaitPlan plan =
@@ -573,44 +577,85 @@ public final class LatchkeyClient implements Latchkey {
             primitive,
             ResourceType.LOCK,
             name,
-            owner,
+            ref.holderId(),
             mode == LockMode.SHARED,
             waitNanos,
             maxSleep);
     return new Acquisition<>(
-            this,
-            plan,
-            new Acquisition.Strategy<Lease>() {
-              @Override
-              public CompletableFuture<Acquisition.Attempt<Lease>> attempt() {
-                long sentAt = options.ticker().nanoTime();
-                return calls
-                    .call(
-                        () -> "acquire lock '" + name + "'",
-                        () -> backend.locks().tryAcquire(request),
-                        late -> undoLate(ref, mode, late))
-                    .thenApply(
-                        answer ->
-                            lockAnswer(
-                                primitive, ref, mode, answer, watchdog, sentAt, leaseMillis));
-              }
-
-              @Override
-              public void compensate(Lease granted) {
-                granted.releaseAsync();
-              }
-
-              @Override
-              public CompletionStage<?> abandon() {
-                if (keepAliveMillis == 0) {
-                  return CompletableFuture.completedFuture(null);
-                }
-                return calls.call(
-                    () -> "leave the queue of lock '" + name + "'",
-                    () -> backend.locks().leaveQueue(name, owner));
-              }
-            })
+            this, plan, new LockAttempts(primitive, request, ref, watchdog, leaseMillis))
         .start();
+  }
+
+  /**
+   * The attempts of one lock acquisition. Each attempt is one backend call, and this one object is
+   * the acquisition's strategy, that call, and the reading of its answer (an uncontended acquire
+   * makes one attempt, so lambdas for each part would be most of its garbage).
+   */
+  private final class LockAttempts
+      implements Acquisition.Strategy<Lease>,
+          BackendCalls.Call<AcquireResult>,
+          Function<AcquireResult, Acquisition.Attempt<Lease>> {
+    private final Primitive primitive;
+    private final LockRequest request;
+    private final HolderRef ref;
+    private final boolean watchdog;
+    private final long leaseMillis;
+    // When the attempt on its way was sent: the attempts of one acquisition never overlap.
+    private volatile long sentAt;
+
+    LockAttempts(
+        Primitive primitive,
+        LockRequest request,
+        HolderRef ref,
+        boolean watchdog,
+        long leaseMillis) {
+      this.primitive = primitive;
+      this.request = request;
+      this.ref = ref;
+      this.watchdog = watchdog;
+      this.leaseMillis = leaseMillis;
+    }
+
+    @Override
+    public CompletableFuture<Acquisition.Attempt<Lease>> attempt() {
+      sentAt = options.ticker().nanoTime();
+      return calls.call(this).thenApply(this);
+    }
+
+    @Override
+    public String what() {
+      return "acquire lock '" + request.name() + "'";
+    }
+
+    @Override
+    public CompletionStage<AcquireResult> send() {
+      return backend.locks().tryAcquire(request);
+    }
+
+    @Override
+    public void lateAnswer(AcquireResult late) {
+      undoLate(ref, request.mode(), late);
+    }
+
+    @Override
+    public Acquisition.Attempt<Lease> apply(AcquireResult answer) {
+      return lockAnswer(primitive, ref, request.mode(), answer, watchdog, sentAt, leaseMillis);
+    }
+
+    @Override
+    public void compensate(Lease granted) {
+      granted.releaseAsync();
+    }
+
+    @Override
+    public CompletionStage<?> abandon() {
+      if (request.queueKeepAliveMillis() == 0) {
+        return CompletableFuture.completedFuture(null);
+      }
+      return calls.call(
+          () -> "leave the queue of lock '" + request.name() + "'",
+          () -> backend.locks().leaveQueue(request.name(), request.owner()));
+    }
   }
 
   /**

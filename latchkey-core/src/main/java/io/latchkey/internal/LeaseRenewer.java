@@ -68,6 +68,7 @@ final class LeaseRenewer {
     Map<String, List<Hold>> byShard = new LinkedHashMap<>();
     for (Hold hold : ledger.renewable()) {
       if (hold.startRenewal()) {
+        ledger.renewalStarting(hold);
         byShard
             .computeIfAbsent(backend.renewalShard(hold.grant()), shard -> new ArrayList<>())
             .add(hold);

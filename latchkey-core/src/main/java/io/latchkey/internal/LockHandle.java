@@ -31,6 +31,9 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
   private final LockMode mode;
   private final boolean fair;
   private final @Nullable String boundOwner;
+  // The holder record of the owner this handle last served: a handle is mostly used by one owner,
+  // so a lock/unlock cycle need not build it twice.
+  private volatile @Nullable HolderRef lastHolder;
 
   /**
    * @param primitive {@link Primitive#LOCK}, {@link Primitive#FAIR_LOCK}, {@link
@@ -54,9 +57,19 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
     return boundOwner != null ? boundOwner : client.currentThreadOwner();
   }
 
+  private HolderRef holder(String owner) {
+    HolderRef last = lastHolder;
+    if (last != null && last.holderId().equals(owner)) {
+      return last;
+    }
+    HolderRef fresh = new HolderRef(ResourceType.LOCK, name, owner);
+    lastHolder = fresh;
+    return fresh;
+  }
+
   @Override
   CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
-    return client.acquireLock(primitive, name, owner(), mode, fair, waitNanos, leaseTime);
+    return client.acquireLock(primitive, holder(owner()), mode, fair, waitNanos, leaseTime);
   }
 
   @Override
@@ -149,7 +162,7 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
 
   private CompletableFuture<Void> unlockFor(String owner) {
     client.ensureOpen();
-    HolderRef ref = new HolderRef(ResourceType.LOCK, name, owner);
+    HolderRef ref = holder(owner);
     Hold hold = client.ledger().find(ref);
     if (hold != null && hold.holds(mode) > 0) {
       return client.ledger().release(hold, mode);
@@ -184,13 +197,13 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
 
   @Override
   public boolean isHeldByCurrentOwner() {
-    Hold hold = client.ledger().find(new HolderRef(ResourceType.LOCK, name, owner()));
+    Hold hold = client.ledger().find(holder(owner()));
     return hold != null && hold.lost() == null && hold.holds(mode) > 0;
   }
 
   @Override
   public int holdCount() {
-    Hold hold = client.ledger().find(new HolderRef(ResourceType.LOCK, name, owner()));
+    Hold hold = client.ledger().find(holder(owner()));
     return hold == null ? 0 : hold.holds(mode);
   }
 

@@ -6,6 +6,8 @@ import io.latchkey.Lease;
 import io.latchkey.LockMode;
 import io.latchkey.OwnerToken;
 import io.latchkey.Primitive;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.ResourceType;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -32,8 +34,7 @@ final class MutexHandle extends LeaseIssuingHandle implements DistributedMutex {
   CompletableFuture<@Nullable Lease> start(long waitNanos, @Nullable Duration leaseTime) {
     return client.acquireLock(
         Primitive.MUTEX,
-        name,
-        OwnerToken.random().value(),
+        new HolderRef(ResourceType.LOCK, name, OwnerToken.random().value()),
         LockMode.EXCLUSIVE,
         false,
         waitNanos,

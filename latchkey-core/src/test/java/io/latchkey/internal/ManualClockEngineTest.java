@@ -79,11 +79,16 @@ class ManualClockEngineTest {
 
   /** Opens the client under test with another watchdog lease (renewed every {@link #RENEW}). */
   private LatchkeyClient open(Duration lease, Feature... hidden) {
+    return open(lease, TIMEOUT, hidden);
+  }
+
+  /** Opens the client under test with another watchdog lease and operation timeout. */
+  private LatchkeyClient open(Duration lease, Duration timeout, Feature... hidden) {
     LatchkeyOptions options =
         LatchkeyOptions.builder()
             .leaseTime(lease)
             .renewInterval(RENEW)
-            .operationTimeout(TIMEOUT)
+            .operationTimeout(timeout)
             .recheckInterval(RECHECK)
             .queueKeepAlive(KEEP_ALIVE)
             .ticker(ticker)
@@ -618,14 +623,8 @@ class ManualClockEngineTest {
    */
   private static final Duration SHORT_LEASE = Duration.ofSeconds(12);
 
-  /**
-   * Opens a client with {@link #SHORT_LEASE}, takes a lock, holds back the renewal sent at 10 s and
-   * moves the clock to the lease's end: the grant is suspended there, exactly, and not lost.
-   */
-  private Lease suspendedWhileItsRenewalIsOnItsWay(String name, List<String> transitions)
-      throws InterruptedException {
-    open(SHORT_LEASE);
-    Lease lease = listenedTo(name, null);
+  /** Adds to {@code transitions} each suspension, resumption and loss, with the clock's reading. */
+  private void recordTransitions(Lease lease, List<String> transitions) {
     lease.addListener(
         new LeaseListener() {
           @Override
@@ -643,6 +642,46 @@ class ManualClockEngineTest {
             transitions.add("lost at " + ticker.nanoTime());
           }
         });
+  }
+
+  /**
+   * A watchdog grant gets no lease timer until the watchdog's first pass (most grants are released
+   * before it); that pass arms it. So a first renewal that hangs past the grant's validity (here
+   * the operation timeout is 25 s) still finds the grant suspended exactly at its deadline, and
+   * lost when the renewal times out.
+   */
+  @Test
+  void aWatchdogGrantIsSuspendedAtItsDeadlineEvenWhenItsFirstRenewalHangsPastIt() throws Exception {
+    open(LEASE, Duration.ofSeconds(25));
+    Lease lease = listenedTo("first-renewal-hangs", null);
+    List<String> transitions = new CopyOnWriteArrayList<>();
+    recordTransitions(lease, transitions);
+    backend().holdRenewals(true);
+
+    scheduler.advance(trusted(LEASE).minus(NANO));
+    assertThat(backend().renewals()).hasSize(1);
+    assertThat(lease.isValid()).isTrue();
+    assertThat(transitions).isEmpty();
+
+    scheduler.advance(NANO);
+    assertThat(transitions).containsExactly("suspended at " + ticker.nanoTime());
+    assertThat(lease.isValid()).isFalse();
+
+    // The renewal sent at 10 s times out at 35 s.
+    scheduler.advance(RENEW.plusSeconds(25).minus(trusted(LEASE)));
+    assertThat(transitions).hasSize(2).last().isEqualTo("lost at " + ticker.nanoTime());
+    assertThat(heard).hasSize(1);
+  }
+
+  /**
+   * Opens a client with {@link #SHORT_LEASE}, takes a lock, holds back the renewal sent at 10 s and
+   * moves the clock to the lease's end: the grant is suspended there, exactly, and not lost.
+   */
+  private Lease suspendedWhileItsRenewalIsOnItsWay(String name, List<String> transitions)
+      throws InterruptedException {
+    open(SHORT_LEASE);
+    Lease lease = listenedTo(name, null);
+    recordTransitions(lease, transitions);
     backend().holdRenewals(true);
     scheduler.advance(RENEW);
     assertThat(backend().renewals()).hasSize(1);
