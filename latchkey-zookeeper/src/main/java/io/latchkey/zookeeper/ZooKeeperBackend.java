@@ -168,13 +168,15 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     ZooKeeperCounters counters = new ZooKeeperCounters(calls);
     this.gate =
         new ConnectionGate(
-            () -> client.getZookeeperClient().isConnected(), context.blockingExecutor());
+            () -> client.getZookeeperClient().isConnected(),
+            context.blockingExecutor(),
+            context.scheduler());
     this.locks =
         new ZooKeeperLockStore(
             calls, self, this::sessionTimeoutMillis, context.scheduler(), gate, layout);
     this.semaphores = new ZooKeeperSemaphoreStore(counters);
     this.leasedSemaphores =
-        new ZooKeeperLeasedSemaphoreStore(calls, counters, this::sessionTimeoutMillis);
+        new ZooKeeperLeasedSemaphoreStore(calls, counters, this::sessionTimeoutMillis, gate);
     this.latches = new ZooKeeperLatchStore(counters);
     this.admin = new ZooKeeperAdminStore(calls, layout);
     client.getConnectionStateListenable().addListener(sessionListener);

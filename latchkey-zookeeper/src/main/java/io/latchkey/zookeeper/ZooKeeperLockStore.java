@@ -92,12 +92,6 @@ final class ZooKeeperLockStore implements LockStore {
   /** How often an attempt starts over after the directory changed under it. */
   private static final int ATTEMPTS = 32;
 
-  /**
-   * How soon a waiter retries after a call failed on the connection while the client already
-   * reports it connected again (the gate has nothing to wait for).
-   */
-  private static final long RECONNECTED_RETRY_MILLIS = 50;
-
   private final ZooKeeperCalls calls;
   private final ClientIdentity self;
   private final LongSupplier sessionTimeoutMillis;
@@ -226,7 +220,7 @@ final class ZooKeeperLockStore implements LockStore {
       schedule(place);
     }
     return back == null
-        ? AcquireResult.busy(RECONNECTED_RETRY_MILLIS)
+        ? AcquireResult.busy(ConnectionGate.RECONNECTED_RETRY_MILLIS)
         : AcquireResult.busyUntil(back);
   }
 
@@ -872,22 +866,12 @@ final class ZooKeeperLockStore implements LockStore {
   // The retry routes its own outcome; a session that ends drops the place from queued.
   @SuppressWarnings("FutureReturnValueIgnored")
   private void deleteWhenBack(QueuePlace place) {
-    Runnable retry =
+    gate.whenBack(
         () -> {
           if (queued.get(place.key) == place) {
             deleteLeaving(place);
           }
-        };
-    CompletableFuture<Void> back = gate.whileDown();
-    try {
-      if (back != null) {
-        back.thenRun(retry);
-      } else {
-        scheduler.schedule(retry, RECONNECTED_RETRY_MILLIS, TimeUnit.MILLISECONDS);
-      }
-    } catch (RejectedExecutionException closed) {
-      // The client is closing; its session ends and takes the place with it.
-    }
+        });
   }
 
   /**

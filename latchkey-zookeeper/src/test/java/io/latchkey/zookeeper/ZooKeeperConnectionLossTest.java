@@ -3,6 +3,8 @@ package io.latchkey.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.latchkey.BackendTimeoutException;
+import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
@@ -29,6 +31,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -42,8 +45,10 @@ import org.junit.jupiter.api.Test;
  * Waiters and a lost connection: a waiting acquire goes on through a connection blip that the
  * session survives (keeping its queue node), starts over with a fresh node when the session is
  * lost, and when its wait ends while the connection is down it fails with the wait's timeout and
- * its node is deleted once the connection is back. The server is one in-process ZooKeeper that the
- * tests stop and restart on the same port and data within the session timeout.
+ * its node is deleted once the connection is back. A leased permit's node that a failed call left
+ * in the session (a grant applied whose answer was lost, a release that never reached the server)
+ * is deleted once the connection is back too. The server is one in-process ZooKeeper that the tests
+ * stop and restart on the same port and data within the session timeout.
  */
 class ZooKeeperConnectionLossTest {
   /** A tick that allows sessions of up to 10 s (20 ticks), which outlive a server restart. */
@@ -238,14 +243,74 @@ class ZooKeeperConnectionLossTest {
     }
   }
 
+  @Test
+  void aPermitWhoseGrantWasAppliedButNeverAnsweredIsGivenBackOnceTheConnectionIsBack()
+      throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      Latchkey taker =
+          using(
+              curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
+              RECONNECTING_OPERATION_TIMEOUT);
+      assertThat(taker.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
+
+      // The grant's multi-op is applied, its answer lost: the acquire fails, and the session,
+      // which survives the blip, still has the permit's node that nobody knows of.
+      losing.multis.set(true);
+      CompletableFuture<Lease> taking =
+          taker.leasedSemaphore(NAME).acquireAsync(Duration.ofSeconds(30)).toCompletableFuture();
+      ExecutionException failed =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              ExecutionException.class, () -> taking.get(20, TimeUnit.SECONDS));
+      assertThat(failed.getCause()).isInstanceOf(BackendUnavailableException.class);
+      assertThat(losing.lost.get()).isEqualTo(1);
+
+      // The taker's client deletes it once it is connected again; the permit is free for others.
+      await().atMost(Duration.ofSeconds(20)).until(() -> permits().isEmpty());
+      try (Lease lease = other.leasedSemaphore(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void aPermitWhoseReleaseNeverReachedTheServerIsReleasedOnceTheConnectionIsBack()
+      throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      Latchkey holder =
+          using(
+              curator(new CopyOnWriteArrayList<>(), proxy, null, OPERATION_TIMEOUT),
+              OPERATION_TIMEOUT);
+      assertThat(holder.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
+      Lease held = holder.leasedSemaphore(NAME).acquire(Duration.ofSeconds(10));
+      assertThat(permits()).hasSize(1);
+
+      // The release is held in the frozen link past its timeout, then the link is cut: the delete
+      // never reached the server, and the session, which survives, keeps the permit's node.
+      proxy.freeze();
+      org.junit.jupiter.api.Assertions.assertThrows(BackendTimeoutException.class, held::release);
+      proxy.cut();
+      proxy.unfreeze();
+
+      await().atMost(Duration.ofSeconds(20)).until(() -> permits().isEmpty());
+      try (Lease lease = other.leasedSemaphore(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
   /**
-   * Hands the first armed create or data write of a lock node that succeeded a CONNECTIONLOSS
-   * answer instead of its real one, and cuts the connection at that moment: the server applied the
-   * call, the client never heard, as when a connection breaks between the request and its reply.
+   * Hands the first armed create or data write of a lock node (or multi-op, a leased permit's
+   * grant) that succeeded a CONNECTIONLOSS answer instead of its real one, and cuts the connection
+   * at that moment: the server applied the call, the client never heard, as when a connection
+   * breaks between the request and its reply.
    */
   private static final class LosingAnswers {
     final AtomicBoolean creates = new AtomicBoolean();
     final AtomicBoolean writes = new AtomicBoolean();
+    final AtomicBoolean multis = new AtomicBoolean();
     final AtomicInteger lost = new AtomicInteger();
     private final FreezableTcpProxy proxy;
 
@@ -255,9 +320,12 @@ class ZooKeeperConnectionLossTest {
 
     /** Whether this answer is the one to lose: an applied call on a lock node, once armed. */
     boolean lose(AtomicBoolean armed, int rc, String path) {
-      if (rc == KeeperException.Code.OK.intValue()
-          && path.contains("/" + ZooKeeperPaths.LOCK_NODE_PREFIX)
-          && armed.compareAndSet(true, false)) {
+      return path.contains("/" + ZooKeeperPaths.LOCK_NODE_PREFIX) && lose(armed, rc);
+    }
+
+    /** Whether this answer is the one to lose: an applied call, once armed. */
+    boolean lose(AtomicBoolean armed, int rc) {
+      if (rc == KeeperException.Code.OK.intValue() && armed.compareAndSet(true, false)) {
         proxy.cut();
         lost.incrementAndGet();
         return true;
@@ -293,6 +361,20 @@ class ZooKeeperConnectionLossTest {
               },
               ctx,
               ttl);
+        }
+
+        @Override
+        public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback cb, Object ctx) {
+          super.multi(
+              ops,
+              (rc, at, context, results) -> {
+                if (lose(multis, rc)) {
+                  cb.processResult(lossCode, at, context, null);
+                } else {
+                  cb.processResult(rc, at, context, results);
+                }
+              },
+              ctx);
         }
 
         @Override
@@ -401,6 +483,15 @@ class ZooKeeperConnectionLossTest {
     return LockNode.sorted(observer().getChildren().forPath(DIR)).stream()
         .map(LockNode::name)
         .toList();
+  }
+
+  /** The permit nodes of the leased semaphore {@link #NAME}. */
+  private List<String> permits() throws Exception {
+    String semaphore = "/" + NAMESPACE + ZooKeeperPaths.leasedSemaphore(NAME);
+    if (observer().checkExists().forPath(semaphore) == null) {
+      return List.of();
+    }
+    return observer().getChildren().forPath(semaphore);
   }
 
   private long czxid(String child) throws Exception {
