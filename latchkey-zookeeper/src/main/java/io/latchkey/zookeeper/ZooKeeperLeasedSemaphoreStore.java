@@ -4,9 +4,7 @@ import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import java.util.ConcurrentModificationException;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
@@ -24,15 +22,10 @@ import org.apache.zookeeper.KeeperException;
  * node, after counting the children against the total. A release deletes the permit's node; a
  * waiter watches the semaphore's children.
  *
- * <p>Stranded permits. A permit's node lives as long as the session, and a session outlives a
- * connection blip, so a node that nobody knows of would hold its permit until the client ends: the
- * engine's rule for a call that failed without an answer ("what it may have granted runs out with
- * its lease") does not hold here by itself. Two calls can leave such a node: a grant whose multi-op
- * was applied but whose answer was lost with the connection (the engine saw a failure and never
- * uses that permit id again: each acquisition draws fresh ids), and a release whose delete never
- * reached the server (the engine forgot the permit). Each failed call of that kind marks its node
- * stranded, and the node is deleted once the connection is back, again after every further blip,
- * until the delete is answered. A node that went with its session answers NONODE, which ends it.
+ * <p>A grant or release that fails on the connection may leave the permit's node in the session: it
+ * is handed to {@link StrandedNodes}, which deletes it once the connection is back. The failed
+ * acquisition's permit id is never used again (each acquisition draws fresh ids), and the engine
+ * forgot a permit whose release failed, so the delete takes no permit that anyone holds.
  */
 final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private static final int ATTEMPTS = 64;
@@ -40,20 +33,17 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private final ZooKeeperCalls calls;
   private final ZooKeeperCounters counters;
   private final LongSupplier sessionTimeoutMillis;
-  private final ConnectionGate gate;
-
-  /** Permit nodes to delete once the connection is back (see the class comment). */
-  private final Set<String> stranded = ConcurrentHashMap.newKeySet();
+  private final StrandedNodes stranded;
 
   ZooKeeperLeasedSemaphoreStore(
       ZooKeeperCalls calls,
       ZooKeeperCounters counters,
       LongSupplier sessionTimeoutMillis,
-      ConnectionGate gate) {
+      StrandedNodes stranded) {
     this.calls = calls;
     this.counters = counters;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
-    this.gate = gate;
+    this.stranded = stranded;
   }
 
   @Override
@@ -70,8 +60,8 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   @Override
   public CompletableFuture<AcquireResult> tryAcquire(
       String name, String permitId, long leaseMillis) {
-    return strandedOnConnectionLoss(
-        attempt(name, permitId, 0), ZooKeeperPaths.permit(name, permitId));
+    return stranded.onConnectionLoss(
+        attempt(name, permitId, 0), ZooKeeperPaths.permit(name, permitId), -1, code -> {});
   }
 
   private CompletableFuture<AcquireResult> attempt(String name, String permitId, int round) {
@@ -158,38 +148,9 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   @Override
   public CompletableFuture<Boolean> release(String name, String permitId) {
     String permit = ZooKeeperPaths.permit(name, permitId);
-    return strandedOnConnectionLoss(calls.delete(permit, -1), permit)
+    return stranded
+        .onConnectionLoss(calls.delete(permit, -1), permit, -1, code -> {})
         .thenApply(code -> code == KeeperException.Code.OK);
-  }
-
-  /**
-   * A call that failed on the connection may have left its permit's node (or failed to delete it):
-   * the node is deleted once the connection is back. The call's answer is passed on as it is.
-   */
-  private <T> CompletableFuture<T> strandedOnConnectionLoss(
-      CompletableFuture<T> call, String permit) {
-    return call.whenComplete(
-        (answer, failure) -> {
-          if (failure != null && ConnectionGate.isConnectionLoss(failure) && stranded.add(permit)) {
-            gate.whenBack(() -> deleteStranded(permit));
-          }
-        });
-  }
-
-  // The delete routes its own outcome: answered, or tried again after the next blip.
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void deleteStranded(String permit) {
-    calls
-        .delete(permit, -1)
-        .whenComplete(
-            (code, failure) -> {
-              if (failure != null && ConnectionGate.isConnectionLoss(failure)) {
-                gate.whenBack(() -> deleteStranded(permit));
-              } else {
-                // Deleted, gone with its session already, or refused for good.
-                stranded.remove(permit);
-              }
-            });
   }
 
   @Override

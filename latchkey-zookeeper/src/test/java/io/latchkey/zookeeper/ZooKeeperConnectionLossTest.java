@@ -45,10 +45,10 @@ import org.junit.jupiter.api.Test;
  * Waiters and a lost connection: a waiting acquire goes on through a connection blip that the
  * session survives (keeping its queue node), starts over with a fresh node when the session is
  * lost, and when its wait ends while the connection is down it fails with the wait's timeout and
- * its node is deleted once the connection is back. A leased permit's node that a failed call left
- * in the session (a grant applied whose answer was lost, a release that never reached the server)
- * is deleted once the connection is back too. The server is one in-process ZooKeeper that the tests
- * stop and restart on the same port and data within the session timeout.
+ * its node is deleted once the connection is back. A node that a failed call left in the session (a
+ * permit's grant applied whose answer was lost, a release of a permit or a lock that never reached
+ * the server) is deleted once the connection is back too. The server is one in-process ZooKeeper
+ * that the tests stop and restart on the same port and data within the session timeout.
  */
 class ZooKeeperConnectionLossTest {
   /** A tick that allows sessions of up to 10 s (20 ticks), which outlive a server restart. */
@@ -193,10 +193,7 @@ class ZooKeeperConnectionLossTest {
   void aCreateWhoseAnswerIsLostIsSettledAsOneHold() throws Exception {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
       LosingAnswers losing = new LosingAnswers(proxy);
-      Latchkey waiter =
-          using(
-              curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
-              RECONNECTING_OPERATION_TIMEOUT);
+      Latchkey waiter = losingClient(proxy, losing);
 
       // The lock is free: the node is created as the grant, and the answer is lost. The next
       // attempt must take that node as this acquire's (one hold), not re-enter it (two holds,
@@ -221,10 +218,7 @@ class ZooKeeperConnectionLossTest {
     Latchkey holder = connect(null);
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
       LosingAnswers losing = new LosingAnswers(proxy);
-      Latchkey waiter =
-          using(
-              curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
-              RECONNECTING_OPERATION_TIMEOUT);
+      Latchkey waiter = losingClient(proxy, losing);
       Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
       CompletableFuture<Lease> waiting =
           waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
@@ -249,10 +243,7 @@ class ZooKeeperConnectionLossTest {
     Latchkey other = connect(null);
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
       LosingAnswers losing = new LosingAnswers(proxy);
-      Latchkey taker =
-          using(
-              curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
-              RECONNECTING_OPERATION_TIMEOUT);
+      Latchkey taker = losingClient(proxy, losing);
       assertThat(taker.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
 
       // The grant's multi-op is applied, its answer lost: the acquire fails, and the session,
@@ -279,26 +270,46 @@ class ZooKeeperConnectionLossTest {
       throws Exception {
     Latchkey other = connect(null);
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
-      Latchkey holder =
-          using(
-              curator(new CopyOnWriteArrayList<>(), proxy, null, OPERATION_TIMEOUT),
-              OPERATION_TIMEOUT);
+      Latchkey holder = proxiedClient(proxy);
       assertThat(holder.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
       Lease held = holder.leasedSemaphore(NAME).acquire(Duration.ofSeconds(10));
       assertThat(permits()).hasSize(1);
 
-      // The release is held in the frozen link past its timeout, then the link is cut: the delete
-      // never reached the server, and the session, which survives, keeps the permit's node.
-      proxy.freeze();
-      org.junit.jupiter.api.Assertions.assertThrows(BackendTimeoutException.class, held::release);
-      proxy.cut();
-      proxy.unfreeze();
+      releaseThatNeverArrives(proxy, held);
 
       await().atMost(Duration.ofSeconds(20)).until(() -> permits().isEmpty());
       try (Lease lease = other.leasedSemaphore(NAME).acquire(Duration.ofSeconds(10))) {
         assertThat(lease.isValid()).isTrue();
       }
     }
+  }
+
+  @Test
+  void aLockWhoseReleaseNeverReachedTheServerIsFreedOnceTheConnectionIsBack() throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      Latchkey holder = proxiedClient(proxy);
+      Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      assertThat(children()).hasSize(1);
+
+      releaseThatNeverArrives(proxy, held);
+
+      await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+      try (Lease lease = other.lock(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+      }
+    }
+  }
+
+  /**
+   * Releases a lease through a frozen link, past the release's timeout, then cuts the link: the
+   * delete never reached the server, and the session, which survives, keeps the node.
+   */
+  private static void releaseThatNeverArrives(FreezableTcpProxy proxy, Lease held) {
+    proxy.freeze();
+    org.junit.jupiter.api.Assertions.assertThrows(BackendTimeoutException.class, held::release);
+    proxy.cut();
+    proxy.unfreeze();
   }
 
   /**
@@ -441,6 +452,20 @@ class ZooKeeperConnectionLossTest {
                 .build());
     clients.add(client);
     return client;
+  }
+
+  /** A client through the proxy whose calls {@code losing} loses the answer of, once armed. */
+  private Latchkey losingClient(FreezableTcpProxy proxy, LosingAnswers losing)
+      throws InterruptedException {
+    return using(
+        curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
+        RECONNECTING_OPERATION_TIMEOUT);
+  }
+
+  /** A client through the proxy. */
+  private Latchkey proxiedClient(FreezableTcpProxy proxy) throws InterruptedException {
+    return using(
+        curator(new CopyOnWriteArrayList<>(), proxy, null, OPERATION_TIMEOUT), OPERATION_TIMEOUT);
   }
 
   /** Like the client the URI builds: no retries, so that nothing is sent twice. */
