@@ -4,6 +4,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
@@ -20,13 +22,21 @@ import org.jspecify.annotations.Nullable;
  * ({@link #reopened()}). A stage is completed on the backend's executor, never on a Curator thread.
  */
 final class ConnectionGate {
+  /**
+   * How soon a call that failed on the connection is tried again while the client already reports
+   * it connected again (the failure came before the client noticed the blip: nothing to wait for).
+   */
+  static final long RECONNECTED_RETRY_MILLIS = 50;
+
   private final BooleanSupplier connected;
   private final Executor executor;
+  private final ScheduledExecutorService scheduler;
   private @Nullable CompletableFuture<Void> back;
 
-  ConnectionGate(BooleanSupplier connected, Executor executor) {
+  ConnectionGate(BooleanSupplier connected, Executor executor, ScheduledExecutorService scheduler) {
     this.connected = connected;
     this.executor = executor;
+    this.scheduler = scheduler;
   }
 
   /**
@@ -43,6 +53,28 @@ final class ConnectionGate {
         back = new CompletableFuture<>();
       }
       return back;
+    }
+  }
+
+  /**
+   * Runs an action once the connection is back: when the gate opens again, or after {@link
+   * #RECONNECTED_RETRY_MILLIS} if the client reports it connected now. Nothing runs if the client
+   * is closing (its session ends, which is what the action would have waited for).
+   *
+   * @param action a short step that sends a call; it runs on the backend's executor or scheduler
+   */
+  // The action routes its own outcome.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void whenBack(Runnable action) {
+    CompletableFuture<Void> reopened = whileDown();
+    try {
+      if (reopened != null) {
+        reopened.thenRun(action);
+      } else {
+        scheduler.schedule(action, RECONNECTED_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+      }
+    } catch (RejectedExecutionException closing) {
+      // The client is closing; its session ends and takes its nodes with it.
     }
   }
 

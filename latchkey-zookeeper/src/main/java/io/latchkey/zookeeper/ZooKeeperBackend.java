@@ -168,13 +168,16 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     ZooKeeperCounters counters = new ZooKeeperCounters(calls);
     this.gate =
         new ConnectionGate(
-            () -> client.getZookeeperClient().isConnected(), context.blockingExecutor());
+            () -> client.getZookeeperClient().isConnected(),
+            context.blockingExecutor(),
+            context.scheduler());
+    StrandedNodes stranded = new StrandedNodes(calls, gate);
     this.locks =
         new ZooKeeperLockStore(
-            calls, self, this::sessionTimeoutMillis, context.scheduler(), gate, layout);
+            calls, self, this::sessionTimeoutMillis, context.scheduler(), gate, stranded, layout);
     this.semaphores = new ZooKeeperSemaphoreStore(counters);
     this.leasedSemaphores =
-        new ZooKeeperLeasedSemaphoreStore(calls, counters, this::sessionTimeoutMillis);
+        new ZooKeeperLeasedSemaphoreStore(calls, counters, this::sessionTimeoutMillis, stranded);
     this.latches = new ZooKeeperLatchStore(counters);
     this.admin = new ZooKeeperAdminStore(calls, layout);
     client.getConnectionStateListenable().addListener(sessionListener);

@@ -21,6 +21,11 @@ import org.apache.zookeeper.KeeperException;
  * grants against each other and against changes of the total) and the creation of the permit's
  * node, after counting the children against the total. A release deletes the permit's node; a
  * waiter watches the semaphore's children.
+ *
+ * <p>A grant or release that fails on the connection may leave the permit's node in the session: it
+ * is handed to {@link StrandedNodes}, which deletes it once the connection is back. The failed
+ * acquisition's permit id is never used again (each acquisition draws fresh ids), and the engine
+ * forgot a permit whose release failed, so the delete takes no permit that anyone holds.
  */
 final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private static final int ATTEMPTS = 64;
@@ -28,12 +33,17 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private final ZooKeeperCalls calls;
   private final ZooKeeperCounters counters;
   private final LongSupplier sessionTimeoutMillis;
+  private final StrandedNodes stranded;
 
   ZooKeeperLeasedSemaphoreStore(
-      ZooKeeperCalls calls, ZooKeeperCounters counters, LongSupplier sessionTimeoutMillis) {
+      ZooKeeperCalls calls,
+      ZooKeeperCounters counters,
+      LongSupplier sessionTimeoutMillis,
+      StrandedNodes stranded) {
     this.calls = calls;
     this.counters = counters;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
+    this.stranded = stranded;
   }
 
   @Override
@@ -50,7 +60,8 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   @Override
   public CompletableFuture<AcquireResult> tryAcquire(
       String name, String permitId, long leaseMillis) {
-    return attempt(name, permitId, 0);
+    return stranded.onConnectionLoss(
+        attempt(name, permitId, 0), ZooKeeperPaths.permit(name, permitId), -1, code -> {});
   }
 
   private CompletableFuture<AcquireResult> attempt(String name, String permitId, int round) {
@@ -136,8 +147,9 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
 
   @Override
   public CompletableFuture<Boolean> release(String name, String permitId) {
-    return calls
-        .delete(ZooKeeperPaths.permit(name, permitId), -1)
+    String permit = ZooKeeperPaths.permit(name, permitId);
+    return stranded
+        .onConnectionLoss(calls.delete(permit, -1), permit, -1, code -> {})
         .thenApply(code -> code == KeeperException.Code.OK);
   }
 

@@ -52,6 +52,11 @@ import org.jspecify.annotations.Nullable;
  * and a remade directory numbers its nodes from zero again, so a node of an owner token that
  * another process made could have the kept node's name and version. Token owners read first.
  *
+ * <p>A release of the last hold that fails on the connection is handed to {@link StrandedNodes}:
+ * the node would otherwise hold the lock for the life of the session, which outlives the blip. Its
+ * delete is sent again when the connection is back, at the version this client knew, so that a node
+ * its owner re-entered meanwhile stays.
+ *
  * <p>Queue places this client made are kept in {@link #queued} until the owner is granted or
  * leaves. A place whose owner stops retrying for its keep-alive, or that was woken (its watch
  * fired) and not retried within its hand-off, is deleted by a timer on the engine's scheduler: a
@@ -92,17 +97,12 @@ final class ZooKeeperLockStore implements LockStore {
   /** How often an attempt starts over after the directory changed under it. */
   private static final int ATTEMPTS = 32;
 
-  /**
-   * How soon a waiter retries after a call failed on the connection while the client already
-   * reports it connected again (the gate has nothing to wait for).
-   */
-  private static final long RECONNECTED_RETRY_MILLIS = 50;
-
   private final ZooKeeperCalls calls;
   private final ClientIdentity self;
   private final LongSupplier sessionTimeoutMillis;
   private final ScheduledExecutorService scheduler;
   private final ConnectionGate gate;
+  private final StrandedNodes stranded;
   private final LockLayout layout;
   private final Map<String, QueuePlace> queued = new ConcurrentHashMap<>();
   private final Map<String, Held> grants = new ConcurrentHashMap<>();
@@ -123,6 +123,7 @@ final class ZooKeeperLockStore implements LockStore {
       LongSupplier sessionTimeoutMillis,
       ScheduledExecutorService scheduler,
       ConnectionGate gate,
+      StrandedNodes stranded,
       LockLayout layout) {
     this.calls = calls;
     this.layout = layout;
@@ -130,6 +131,7 @@ final class ZooKeeperLockStore implements LockStore {
     this.sessionTimeoutMillis = sessionTimeoutMillis;
     this.scheduler = scheduler;
     this.gate = gate;
+    this.stranded = stranded;
   }
 
   /**
@@ -226,7 +228,7 @@ final class ZooKeeperLockStore implements LockStore {
       schedule(place);
     }
     return back == null
-        ? AcquireResult.busy(RECONNECTED_RETRY_MILLIS)
+        ? AcquireResult.busy(ConnectionGate.RECONNECTED_RETRY_MILLIS)
         : AcquireResult.busyUntil(back);
   }
 
@@ -769,8 +771,21 @@ final class ZooKeeperLockStore implements LockStore {
       LockNodeData less,
       int round) {
     boolean last = less.exclusive() == 0 && less.shared() == 0;
+    // A last release that fails on the connection would leave the node, and the lock held, for
+    // the life of the session: it is sent again when the connection is back. At the same version,
+    // so that a node its owner came back to (a re-entry) stays.
     CompletableFuture<KeeperException.Code> change =
-        last ? calls.delete(path, version) : calls.write(path, less.encode(), version);
+        last
+            ? stranded.onConnectionLoss(
+                calls.delete(path, version),
+                path,
+                version,
+                code -> {
+                  if (code != KeeperException.Code.BADVERSION) {
+                    forget(grant, path);
+                  }
+                })
+            : calls.write(path, less.encode(), version);
     return change.thenCompose(
         code -> {
           if (code == KeeperException.Code.BADVERSION) {
@@ -872,22 +887,12 @@ final class ZooKeeperLockStore implements LockStore {
   // The retry routes its own outcome; a session that ends drops the place from queued.
   @SuppressWarnings("FutureReturnValueIgnored")
   private void deleteWhenBack(QueuePlace place) {
-    Runnable retry =
+    gate.whenBack(
         () -> {
           if (queued.get(place.key) == place) {
             deleteLeaving(place);
           }
-        };
-    CompletableFuture<Void> back = gate.whileDown();
-    try {
-      if (back != null) {
-        back.thenRun(retry);
-      } else {
-        scheduler.schedule(retry, RECONNECTED_RETRY_MILLIS, TimeUnit.MILLISECONDS);
-      }
-    } catch (RejectedExecutionException closed) {
-      // The client is closing; its session ends and takes the place with it.
-    }
+        });
   }
 
   /**

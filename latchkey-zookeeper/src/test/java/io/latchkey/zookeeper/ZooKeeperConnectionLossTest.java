@@ -3,6 +3,8 @@ package io.latchkey.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.latchkey.BackendTimeoutException;
+import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
@@ -29,6 +31,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -42,8 +45,10 @@ import org.junit.jupiter.api.Test;
  * Waiters and a lost connection: a waiting acquire goes on through a connection blip that the
  * session survives (keeping its queue node), starts over with a fresh node when the session is
  * lost, and when its wait ends while the connection is down it fails with the wait's timeout and
- * its node is deleted once the connection is back. The server is one in-process ZooKeeper that the
- * tests stop and restart on the same port and data within the session timeout.
+ * its node is deleted once the connection is back. A node that a failed call left in the session (a
+ * permit's grant applied whose answer was lost, a release of a permit or a lock that never reached
+ * the server) is deleted once the connection is back too. The server is one in-process ZooKeeper
+ * that the tests stop and restart on the same port and data within the session timeout.
  */
 class ZooKeeperConnectionLossTest {
   /** A tick that allows sessions of up to 10 s (20 ticks), which outlive a server restart. */
@@ -188,10 +193,7 @@ class ZooKeeperConnectionLossTest {
   void aCreateWhoseAnswerIsLostIsSettledAsOneHold() throws Exception {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
       LosingAnswers losing = new LosingAnswers(proxy);
-      Latchkey waiter =
-          using(
-              curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
-              RECONNECTING_OPERATION_TIMEOUT);
+      Latchkey waiter = losingClient(proxy, losing);
 
       // The lock is free: the node is created as the grant, and the answer is lost. The next
       // attempt must take that node as this acquire's (one hold), not re-enter it (two holds,
@@ -216,10 +218,7 @@ class ZooKeeperConnectionLossTest {
     Latchkey holder = connect(null);
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
       LosingAnswers losing = new LosingAnswers(proxy);
-      Latchkey waiter =
-          using(
-              curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
-              RECONNECTING_OPERATION_TIMEOUT);
+      Latchkey waiter = losingClient(proxy, losing);
       Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
       CompletableFuture<Lease> waiting =
           waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
@@ -238,14 +237,91 @@ class ZooKeeperConnectionLossTest {
     }
   }
 
+  @Test
+  void aPermitWhoseGrantWasAppliedButNeverAnsweredIsGivenBackOnceTheConnectionIsBack()
+      throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      Latchkey taker = losingClient(proxy, losing);
+      assertThat(taker.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
+
+      // The grant's multi-op is applied, its answer lost: the acquire fails, and the session,
+      // which survives the blip, still has the permit's node that nobody knows of.
+      losing.multis.set(true);
+      CompletableFuture<Lease> taking =
+          taker.leasedSemaphore(NAME).acquireAsync(Duration.ofSeconds(30)).toCompletableFuture();
+      ExecutionException failed =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              ExecutionException.class, () -> taking.get(20, TimeUnit.SECONDS));
+      assertThat(failed.getCause()).isInstanceOf(BackendUnavailableException.class);
+      assertThat(losing.lost.get()).isEqualTo(1);
+
+      // The taker's client deletes it once it is connected again; the permit is free for others.
+      await().atMost(Duration.ofSeconds(20)).until(() -> permits().isEmpty());
+      try (Lease lease = other.leasedSemaphore(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void aPermitWhoseReleaseNeverReachedTheServerIsReleasedOnceTheConnectionIsBack()
+      throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      Latchkey holder = proxiedClient(proxy);
+      assertThat(holder.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
+      Lease held = holder.leasedSemaphore(NAME).acquire(Duration.ofSeconds(10));
+      assertThat(permits()).hasSize(1);
+
+      releaseThatNeverArrives(proxy, held);
+
+      await().atMost(Duration.ofSeconds(20)).until(() -> permits().isEmpty());
+      try (Lease lease = other.leasedSemaphore(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void aLockWhoseReleaseNeverReachedTheServerIsFreedOnceTheConnectionIsBack() throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      Latchkey holder = proxiedClient(proxy);
+      Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      assertThat(children()).hasSize(1);
+
+      releaseThatNeverArrives(proxy, held);
+
+      await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+      try (Lease lease = other.lock(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+      }
+    }
+  }
+
   /**
-   * Hands the first armed create or data write of a lock node that succeeded a CONNECTIONLOSS
-   * answer instead of its real one, and cuts the connection at that moment: the server applied the
-   * call, the client never heard, as when a connection breaks between the request and its reply.
+   * Releases a lease through a frozen link, past the release's timeout, then cuts the link: the
+   * delete never reached the server, and the session, which survives, keeps the node.
+   */
+  private static void releaseThatNeverArrives(FreezableTcpProxy proxy, Lease held) {
+    proxy.freeze();
+    org.junit.jupiter.api.Assertions.assertThrows(BackendTimeoutException.class, held::release);
+    proxy.cut();
+    proxy.unfreeze();
+  }
+
+  /**
+   * Hands the first armed create or data write of a lock node (or multi-op, a leased permit's
+   * grant) that succeeded a CONNECTIONLOSS answer instead of its real one, and cuts the connection
+   * at that moment: the server applied the call, the client never heard, as when a connection
+   * breaks between the request and its reply.
    */
   private static final class LosingAnswers {
     final AtomicBoolean creates = new AtomicBoolean();
     final AtomicBoolean writes = new AtomicBoolean();
+    final AtomicBoolean multis = new AtomicBoolean();
     final AtomicInteger lost = new AtomicInteger();
     private final FreezableTcpProxy proxy;
 
@@ -255,9 +331,12 @@ class ZooKeeperConnectionLossTest {
 
     /** Whether this answer is the one to lose: an applied call on a lock node, once armed. */
     boolean lose(AtomicBoolean armed, int rc, String path) {
-      if (rc == KeeperException.Code.OK.intValue()
-          && path.contains("/" + ZooKeeperPaths.LOCK_NODE_PREFIX)
-          && armed.compareAndSet(true, false)) {
+      return path.contains("/" + ZooKeeperPaths.LOCK_NODE_PREFIX) && lose(armed, rc);
+    }
+
+    /** Whether this answer is the one to lose: an applied call, once armed. */
+    boolean lose(AtomicBoolean armed, int rc) {
+      if (rc == KeeperException.Code.OK.intValue() && armed.compareAndSet(true, false)) {
         proxy.cut();
         lost.incrementAndGet();
         return true;
@@ -293,6 +372,20 @@ class ZooKeeperConnectionLossTest {
               },
               ctx,
               ttl);
+        }
+
+        @Override
+        public void multi(Iterable<Op> ops, AsyncCallback.MultiCallback cb, Object ctx) {
+          super.multi(
+              ops,
+              (rc, at, context, results) -> {
+                if (lose(multis, rc)) {
+                  cb.processResult(lossCode, at, context, null);
+                } else {
+                  cb.processResult(rc, at, context, results);
+                }
+              },
+              ctx);
         }
 
         @Override
@@ -361,6 +454,20 @@ class ZooKeeperConnectionLossTest {
     return client;
   }
 
+  /** A client through the proxy whose calls {@code losing} loses the answer of, once armed. */
+  private Latchkey losingClient(FreezableTcpProxy proxy, LosingAnswers losing)
+      throws InterruptedException {
+    return using(
+        curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
+        RECONNECTING_OPERATION_TIMEOUT);
+  }
+
+  /** A client through the proxy. */
+  private Latchkey proxiedClient(FreezableTcpProxy proxy) throws InterruptedException {
+    return using(
+        curator(new CopyOnWriteArrayList<>(), proxy, null, OPERATION_TIMEOUT), OPERATION_TIMEOUT);
+  }
+
   /** Like the client the URI builds: no retries, so that nothing is sent twice. */
   private CuratorFramework curator(List<ConnectionState> states) throws InterruptedException {
     return curator(states, null, null, OPERATION_TIMEOUT);
@@ -401,6 +508,15 @@ class ZooKeeperConnectionLossTest {
     return LockNode.sorted(observer().getChildren().forPath(DIR)).stream()
         .map(LockNode::name)
         .toList();
+  }
+
+  /** The permit nodes of the leased semaphore {@link #NAME}. */
+  private List<String> permits() throws Exception {
+    String semaphore = "/" + NAMESPACE + ZooKeeperPaths.leasedSemaphore(NAME);
+    if (observer().checkExists().forPath(semaphore) == null) {
+      return List.of();
+    }
+    return observer().getChildren().forPath(semaphore);
   }
 
   private long czxid(String child) throws Exception {
