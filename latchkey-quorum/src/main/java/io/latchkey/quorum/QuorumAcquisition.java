@@ -40,7 +40,8 @@ import org.jspecify.annotations.Nullable;
  *       counts, a majority has it already: one round trip, however far apart the members' own
  *       tokens are (Redis members' follow their clocks).
  *   <li>The validity is the lease less the time taken less the drift allowance; a grant with none
- *       left is undone.
+ *       left is undone. The engine is told the lease less the drift: it counts from when it sent
+ *       the attempt, so the time taken is in its count already.
  *   <li>A waiter is queued on every member or on none: when the attempt is granted, or was a split
  *       vote, it leaves the queue of each member that did not grant it (below).
  *   <li>A majority re-entering a grant of this owner that another client made (an owner token from
@@ -400,12 +401,10 @@ final class QuorumAcquisition {
 
   private CompletionStage<AcquireResult> handOut(
       MemberRound<Vote> round, QuorumGrant target, int holds) {
+    // Redlock's validity, left from now: lease - time taken - drift. None left: undone.
     long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
-    long validity =
-        request.leaseMillis()
-            - elapsedMillis
-            - quorum.settings().driftMillis(request.leaseMillis());
-    if (validity <= 0) {
+    long fromSend = request.leaseMillis() - quorum.settings().driftMillis(request.leaseMillis());
+    if (fromSend - elapsedMillis <= 0) {
       undoAll(round);
       quorum.forgetIfUnused(target);
       return CompletableFuture.completedFuture(AcquireResult.busy(quorum.randomRetryDelay()));
@@ -421,8 +420,13 @@ final class QuorumAcquisition {
     }
     leaveQueueWhereRefused(round);
     int total = target.addHolds(request.mode(), holds);
+    // The engine counts a validity from when it sent the attempt, which is before every member's
+    // lease began, and so includes the time taken already: passing "lease - time taken - drift"
+    // would count that time twice and end the lease early by it (by hundreds of milliseconds when
+    // a loaded client or a slow member made the attempt slow). The engine still takes its own drift
+    // allowance off this.
     return CompletableFuture.completedFuture(
-        AcquireResult.grantedFor(target.token(), total, validity));
+        AcquireResult.grantedFor(target.token(), total, fromSend));
   }
 
   private void leaveQueueWhereRefused(MemberRound<Vote> round) {
