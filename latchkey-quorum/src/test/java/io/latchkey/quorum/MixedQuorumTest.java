@@ -27,12 +27,7 @@ import org.junit.jupiter.api.Test;
  * mixed test the issue asks for).
  */
 class MixedQuorumTest {
-  private static final LatchkeyOptions OPTIONS =
-      LatchkeyOptions.builder()
-          .leaseTime(Duration.ofSeconds(2))
-          .renewInterval(Duration.ofMillis(400))
-          .operationTimeout(Duration.ofSeconds(1))
-          .build();
+  private static final LatchkeyOptions OPTIONS = QuorumFixtures.SHORT_LEASES;
 
   private final List<AutoCloseable> opened = new ArrayList<>();
 
