@@ -1,6 +1,10 @@
 package io.latchkey.bench;
 
+import io.latchkey.servers.FreezableTcpProxy;
 import io.latchkey.servers.RedisTestServer;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -30,8 +34,18 @@ import org.redisson.config.Config;
  *
  * <pre>
  * java -cp latchkey-bench/target/latchkey-benchmarks.jar io.latchkey.bench.QuorumBenchmarks \
- *     [--rounds 2] [--settle 2] [--window 5] [--paired 12] [--threads 8] [--quick] [--out DIR]
+ *     [--member-delay 0.5ms] [--rounds 2] [--settle 2] [--window 5] [--paired 12] [--threads 8] \
+ *     [--quick] [--out DIR]
  * </pre>
+ *
+ * <p>{@code --member-delay D} (e.g. {@code 0.5ms}, {@code 2ms}; default 0, plain loopback) puts
+ * each server behind its own {@link FreezableTcpProxy} that holds every byte for D in each
+ * direction, and every library reaches the servers only through those proxies (a round trip costs 2
+ * × D more). On loopback the five servers and the client share the machine's cores, so a quorum's
+ * five parallel calls queue for the CPU and the comparison with one server measures CPU, not round
+ * trips; with a delay that dominates, it shows whether the quorum's round trips run in parallel.
+ * The proxies' own threads cost CPU too, five times as much for the five-server libraries as for
+ * one server.
  */
 public final class QuorumBenchmarks {
   private static final String TAG = "quorum-bench";
@@ -53,17 +67,32 @@ public final class QuorumBenchmarks {
    * @throws Exception if a benchmark fails
    */
   public static void main(String[] args) throws Exception {
-    PeerComparison.Settings settings = PeerComparison.Settings.parse(args, "quorum-benchmark");
+    List<String> rest = new ArrayList<>(List.of(args));
+    Duration memberDelay = memberDelay(rest);
+    PeerComparison.Settings settings =
+        PeerComparison.Settings.parse(rest.toArray(String[]::new), "quorum-benchmark");
     PeerComparison.Start start = PeerComparison.Start.now();
     List<RedisTestServer> servers = new ArrayList<>();
+    List<FreezableTcpProxy> proxies = new ArrayList<>();
     List<PeerComparison.Peer> peers = new ArrayList<>();
     try {
       for (int i = 0; i < MEMBERS; i++) {
         servers.add(RedisTestServer.start());
       }
       String redisVersion = servers.get(0).info("server").getOrDefault("redis_version", "?");
-      List<String> uris = servers.stream().map(RedisTestServer::uri).toList();
-      PeerComparison.log(TAG, "Redis " + redisVersion + " at " + String.join(", ", uris));
+      List<String> uris = new ArrayList<>();
+      for (RedisTestServer server : servers) {
+        uris.add(memberDelay.isZero() ? server.uri() : viaProxy(server, memberDelay, proxies));
+      }
+      PeerComparison.log(
+          TAG,
+          "Redis "
+              + redisVersion
+              + " at "
+              + String.join(", ", uris)
+              + (memberDelay.isZero()
+                  ? ""
+                  : ", each behind a proxy delaying " + describe(memberDelay) + " each way"));
       peers.add(PeerComparison.latchkey(QUORUM, "quorum:" + String.join(",", uris)));
       peers.add(PeerComparison.latchkey(SINGLE, uris.get(0)));
       peers.add(redisson(MULTI, uris, false));
@@ -81,14 +110,58 @@ public final class QuorumBenchmarks {
           "quorum-benchmark.md",
           start,
           List.of(
+              "member links: "
+                  + (memberDelay.isZero()
+                      ? "loopback, no added delay"
+                      : "loopback + "
+                          + describe(memberDelay)
+                          + " one-way delay per direction"
+                          + " (--member-delay, FreezableTcpProxy)"),
               "Redis " + redisVersion,
               "Lettuce " + RedisBenchmarks.mavenVersion("io.lettuce", "lettuce-core"),
               "Redisson " + RedisBenchmarks.mavenVersion("org.redisson", "redisson")),
           body);
     } finally {
       peers.forEach(PeerComparison.Peer::close);
+      proxies.forEach(FreezableTcpProxy::close);
       servers.forEach(RedisTestServer::close);
     }
+  }
+
+  /** Takes {@code --member-delay D} out of {@code args}: D as {@code 0.5ms}, {@code 2ms} or 0. */
+  private static Duration memberDelay(List<String> args) {
+    int at = args.indexOf("--member-delay");
+    if (at < 0) {
+      return Duration.ZERO;
+    }
+    if (at + 1 >= args.size()) {
+      throw new IllegalArgumentException("--member-delay needs a value, e.g. 0.5ms");
+    }
+    String value = args.get(at + 1);
+    args.subList(at, at + 2).clear();
+    String millis = value.endsWith("ms") ? value.substring(0, value.length() - 2) : value;
+    try {
+      long nanos = new BigDecimal(millis).movePointRight(6).longValueExact();
+      if (nanos < 0) {
+        throw new IllegalArgumentException("--member-delay must not be negative, was " + value);
+      }
+      return Duration.ofNanos(nanos);
+    } catch (ArithmeticException | NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "--member-delay takes milliseconds like 0.5ms or 2ms, was '" + value + "'", e);
+    }
+  }
+
+  private static String viaProxy(
+      RedisTestServer server, Duration delay, List<FreezableTcpProxy> proxies) throws IOException {
+    FreezableTcpProxy proxy = FreezableTcpProxy.start(server.host(), server.port(), delay);
+    proxies.add(proxy);
+    return "redis://" + proxy.host() + ":" + proxy.port();
+  }
+
+  private static String describe(Duration delay) {
+    return BigDecimal.valueOf(delay.toNanos()).movePointLeft(6).stripTrailingZeros().toPlainString()
+        + " ms";
   }
 
   private static String targets(

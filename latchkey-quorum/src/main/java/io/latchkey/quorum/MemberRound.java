@@ -140,6 +140,20 @@ final class MemberRound<T> {
     }
   }
 
+  /**
+   * Completes the round now with the answers it has, if it has not completed yet: the members still
+   * out stay pending, and their answers go to the round's {@code late} consumer.
+   */
+  void completeNow() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      close();
+    }
+    completion.complete(this);
+  }
+
   private void timeOut() {
     synchronized (this) {
       if (closed) {

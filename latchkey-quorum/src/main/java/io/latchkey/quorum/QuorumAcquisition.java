@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -25,15 +26,22 @@ import org.jspecify.annotations.Nullable;
  *   <li>Send the attempt to every member at once, each followed on the same connection by a read of
  *       the member's epoch record. A member's grant <em>counts</em> if its epoch record exists and
  *       is not quarantined (a member that restarted without its data is empty or quarantined).
- *   <li>As soon as a majority counts, or can no longer, decide. Not granted: every member grant is
- *       undone, and the answer is "busy" with a random delay after a split vote.
+ *   <li>As soon as a majority counts, or can no longer, decide; except that while every member that
+ *       answered counts, the attempt waits a little for the rest (as long as the majority took):
+ *       with every member counting, no write-back round is needed (next step). Not granted: every
+ *       member grant is undone, and the answer is "busy" with a random delay after a split vote.
  *   <li>Granted, as a re-entry (a majority re-entered the grant this client holds): the grant's
- *       token. A new grant: the token is the largest member value {@code epoch × 2^53 + member
- *       token} among the members that count; every counting member below it is raised to it (its
- *       lock's fencing counter and its epoch) until a majority has it, before the grant is handed
- *       out. That is what makes the next grant's token larger, whoever makes it.
+ *       token. A new grant: the token is a member value {@code epoch × 2^53 + member token} of the
+ *       members that count, the one of rank {@code counted + majority − members} from the largest
+ *       ({@link #tokenRank}: the majority-th largest when every member counts, the largest when
+ *       only a bare majority does); every counting member below it is raised to it (its lock's
+ *       fencing counter and its epoch) until a majority has it, before the grant is handed out.
+ *       That is what makes the next grant's token larger, whoever makes it. When every member
+ *       counts, a majority has it already: one round trip, however far apart the members' own
+ *       tokens are (Redis members' follow their clocks).
  *   <li>The validity is the lease less the time taken less the drift allowance; a grant with none
- *       left is undone.
+ *       left is undone. The engine is told the lease less the drift: it counts from when it sent
+ *       the attempt, so the time taken is in its count already.
  *   <li>A waiter is queued on every member or on none: when the attempt is granted, or was a split
  *       vote, it leaves the queue of each member that did not grant it (below).
  *   <li>A majority re-entering a grant of this owner that another client made (an owner token from
@@ -94,6 +102,8 @@ final class QuorumAcquisition {
   private final List<LateVote> lateVotes = new ArrayList<>();
   private boolean resolved;
   private @Nullable QuorumGrant grant;
+  // Ends the wait for the members still out once a majority counts (#decided).
+  private @Nullable ScheduledFuture<?> grace;
 
   private record LateVote(QuorumMember member, Vote vote) {}
 
@@ -131,18 +141,103 @@ final class QuorumAcquisition {
                 }));
   }
 
+  /**
+   * Whether the answers so far decide the attempt (called under the round's lock): refused as soon
+   * as a majority can no longer count; granted as soon as a majority counts, unless every member
+   * answered so far counts, some are still out and the token these answers give would need a
+   * write-back ({@link #tokenRank}): then the round waits for the rest a little longer, as long as
+   * the majority took (a second round trip would cost about as much).
+   */
   private boolean decided(MemberRound<Vote> round) {
     int counted = 0;
+    int answered = 0;
+    for (int i = 0; i < round.size(); i++) {
+      Vote vote = round.answer(i);
+      if (vote != null) {
+        answered++;
+        if (vote.counts()) {
+          counted++;
+        }
+      }
+    }
+    int pending = round.pendingCount();
+    if (counted + pending < quorum.majority()) {
+      return true;
+    }
+    if (counted < quorum.majority()) {
+      return false;
+    }
+    if (pending == 0 || counted < answered || failedCount(round) > 0 || !needsWriteBack(round)) {
+      return true;
+    }
+    synchronized (this) {
+      if (grace == null) {
+        long waited = System.nanoTime() - startedNanos;
+        grace = quorum.scheduler().schedule(round::completeNow, waited, TimeUnit.NANOSECONDS);
+      }
+    }
+    return false;
+  }
+
+  private static int failedCount(MemberRound<Vote> round) {
+    int failed = 0;
+    for (int i = 0; i < round.size(); i++) {
+      if (round.failure(i) != null) {
+        failed++;
+      }
+    }
+    return failed;
+  }
+
+  /** Whether the counting answers so far give a token that fewer than a majority already hold. */
+  private boolean needsWriteBack(MemberRound<Vote> round) {
+    List<Integer> counted = new ArrayList<>();
     for (int i = 0; i < round.size(); i++) {
       Vote vote = round.answer(i);
       if (vote != null && vote.counts()) {
-        counted++;
+        counted.add(i);
       }
     }
-    return counted >= quorum.majority() || counted + round.pendingCount() < quorum.majority();
+    long token = token(round, counted);
+    int atToken = 0;
+    for (int i : counted) {
+      if (vote(round, i).value() >= token) {
+        atToken++;
+      }
+    }
+    return atToken < quorum.majority();
+  }
+
+  /**
+   * The rank, among the counting members' values sorted from the largest, of the value that is the
+   * new grant's token: {@code counted + majority − members}. Every earlier grant's token T was held
+   * (value ≥ T) by a majority W when it was handed out, and values only grow; at least {@code
+   * counted + majority − members} of the counting members are in W, and each counted up past its
+   * value, so that many values are above T. The value of that rank is therefore larger than every
+   * earlier token. When every member counts, the rank is the majority's: a majority holds the token
+   * already and nothing is written back. With fewer, it is lower, and the write-back raises members
+   * to it until a majority holds it (docs/adr/0009-quorum-fencing.md).
+   */
+  private int tokenRank(int counted) {
+    return Math.max(1, counted + quorum.majority() - quorum.members().size());
+  }
+
+  /** The token the counting members' values give: the value of rank {@link #tokenRank}. */
+  private long token(MemberRound<Vote> round, List<Integer> counted) {
+    List<Long> values = new ArrayList<>();
+    for (int i : counted) {
+      values.add(vote(round, i).value());
+    }
+    values.sort(Collections.reverseOrder());
+    return values.get(tokenRank(values.size()) - 1);
   }
 
   private CompletionStage<AcquireResult> decide(MemberRound<Vote> round) {
+    synchronized (this) {
+      if (grace != null) {
+        grace.cancel(false);
+      }
+    }
     List<Integer> counted = new ArrayList<>();
     int answered = 0;
     int upgradeRefused = 0;
@@ -254,11 +349,7 @@ final class QuorumAcquisition {
   }
 
   private CompletionStage<AcquireResult> newGrant(MemberRound<Vote> round, List<Integer> counted) {
-    long token = 0;
-    for (int i : counted) {
-      token = Math.max(token, vote(round, i).value());
-    }
-    long quorumToken = token;
+    long quorumToken = token(round, counted);
     return quorum
         .writeBack(request.name(), quorumToken, round, counted)
         .thenCompose(
@@ -310,12 +401,10 @@ final class QuorumAcquisition {
 
   private CompletionStage<AcquireResult> handOut(
       MemberRound<Vote> round, QuorumGrant target, int holds) {
+    // Redlock's validity, left from now: lease - time taken - drift. None left: undone.
     long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
-    long validity =
-        request.leaseMillis()
-            - elapsedMillis
-            - quorum.settings().driftMillis(request.leaseMillis());
-    if (validity <= 0) {
+    long fromSend = request.leaseMillis() - quorum.settings().driftMillis(request.leaseMillis());
+    if (fromSend - elapsedMillis <= 0) {
       undoAll(round);
       quorum.forgetIfUnused(target);
       return CompletableFuture.completedFuture(AcquireResult.busy(quorum.randomRetryDelay()));
@@ -331,8 +420,13 @@ final class QuorumAcquisition {
     }
     leaveQueueWhereRefused(round);
     int total = target.addHolds(request.mode(), holds);
+    // The engine counts a validity from when it sent the attempt, which is before every member's
+    // lease began, and so includes the time taken already: passing "lease - time taken - drift"
+    // would count that time twice and end the lease early by it (by hundreds of milliseconds when
+    // a loaded client or a slow member made the attempt slow). The engine still takes its own drift
+    // allowance off this.
     return CompletableFuture.completedFuture(
-        AcquireResult.grantedFor(target.token(), total, validity));
+        AcquireResult.grantedFor(target.token(), total, fromSend));
   }
 
   private void leaveQueueWhereRefused(MemberRound<Vote> round) {

@@ -603,6 +603,10 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
     }
     List<QuorumMember> asked =
         members.stream().filter(member -> perMember.containsKey(member.index())).toList();
+    // The round ends as soon as every grant is decided (confirmed by a majority, or no longer
+    // able to be), not when the slowest member answers: the engine counts the renewed lease from
+    // when it sent the renewal, and a member that is frozen or slow would otherwise hold every
+    // answer back until the round's bound (80% of the operation timeout), past a short lease.
     return MemberRound.start(
             asked,
             member ->
@@ -610,34 +614,18 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
                     b -> b.renew(perMember.getOrDefault(member.index(), List.of()), leaseMillis)),
             roundTimeoutMillis,
             scheduler(),
-            MemberRound::all,
+            round -> known.values().stream().allMatch(held -> confirmations(round, held).settled()),
             MemberRound::ignore)
         .thenApply(
             round -> {
               Map<GrantRef, Throwable> failed = new HashMap<>();
               known.forEach(
                   (grant, held) -> {
-                    int confirmed = 0;
-                    int lost = 0;
-                    for (int i = 0; i < round.size(); i++) {
-                      QuorumMember member = round.member(i);
-                      GrantRef memberGrant = held.memberGrant(member.index());
-                      RenewResult answer = round.answer(i);
-                      if (memberGrant == null || answer == null) {
-                        continue;
-                      }
-                      if (answer.gone().contains(memberGrant)) {
-                        lost++;
-                      } else if (!answer.failed().containsKey(memberGrant)
-                          && !member.quarantined()) {
-                        confirmed++;
-                      }
-                    }
-                    int possible = held.memberTokens().size() - lost;
-                    if (confirmed >= majority()) {
+                    Confirmations tally = confirmations(round, held);
+                    if (tally.confirmed() >= majority()) {
                       return;
                     }
-                    if (possible < majority()) {
+                    if (tally.possible() < majority()) {
                       gone.add(grant);
                     } else {
                       failed.put(
@@ -645,7 +633,7 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
                           new BackendUnavailableException(
                               description
                                   + ": only "
-                                  + confirmed
+                                  + tally.confirmed()
                                   + " of "
                                   + members.size()
                                   + " members confirmed the renewal of lock '"
@@ -659,6 +647,40 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
               // allowance; a renewal never shortens a lease, so a tiny one only confirms.
               return new RenewResult(gone, failed, -1);
             });
+  }
+
+  /**
+   * What the members that answered a renewal round so far say of one grant.
+   *
+   * @param confirmed members (not in quarantine) that renewed their grant of it
+   * @param possible members that granted it and did not say it is gone: the most that could confirm
+   *     it
+   * @param majority the quorum's majority
+   */
+  private record Confirmations(int confirmed, int possible, int majority) {
+    /** Whether the answers still out cannot change the outcome. */
+    boolean settled() {
+      return confirmed >= majority || possible < majority;
+    }
+  }
+
+  private Confirmations confirmations(MemberRound<RenewResult> round, QuorumGrant held) {
+    int confirmed = 0;
+    int lost = 0;
+    for (int i = 0; i < round.size(); i++) {
+      QuorumMember member = round.member(i);
+      GrantRef memberGrant = held.memberGrant(member.index());
+      RenewResult answer = round.answer(i);
+      if (memberGrant == null || answer == null) {
+        continue;
+      }
+      if (answer.gone().contains(memberGrant)) {
+        lost++;
+      } else if (!answer.failed().containsKey(memberGrant) && !member.quarantined()) {
+        confirmed++;
+      }
+    }
+    return new Confirmations(confirmed, held.memberTokens().size() - lost, majority());
   }
 
   // ---- WakeupBus ----

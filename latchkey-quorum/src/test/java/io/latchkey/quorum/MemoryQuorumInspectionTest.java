@@ -31,30 +31,61 @@ class MemoryQuorumInspectionTest {
   @Test
   void anotherClientSeesTheTokenOfAGrantDecidedByMembersOutOfStep() throws Exception {
     String name = "inspect-token";
-    // The first member alone grants the lock a hundred times: its counter runs far ahead.
+    runFirstMemberAhead(name);
+    try (Latchkey holderClient = quorumClient();
+        Latchkey otherClient = quorumClient();
+        Latchkey thirdAlone = Latchkey.using(third.backend(), LatchkeyOptions.defaults())) {
+      // The third member is held by another owner: only the first two count, the token is the
+      // larger of their values (ADR 0009's rank 2 + 2 - 3 = 1), and the write-back raises the
+      // second's counter to it.
+      Lease blocking = thirdAlone.lock(name).tryAcquire().orElseThrow();
+      Lease lease = holderClient.lock(name).tryAcquire().orElseThrow();
+      blocking.release();
+      assertThat(lease.fencingToken() & QuorumAcquisition.MEMBER_TOKEN_MASK)
+          .as("the first member's value decided the token")
+          .isGreaterThan(100);
+
+      assertThat(tokenSeenBy(otherClient, name, lease)).isEqualTo(lease.fencingToken());
+      lease.release();
+    }
+  }
+
+  @Test
+  void whenEveryMemberCountsTheTokenIsTheMajorityThLargestValueAndNothingIsWrittenBack()
+      throws Exception {
+    String name = "inspect-rank";
+    runFirstMemberAhead(name);
+    try (Latchkey holderClient = quorumClient();
+        Latchkey otherClient = quorumClient()) {
+      // All three count: the token is the second largest of (101, 1, 1), which a majority (the
+      // second and third members) holds already.
+      Lease lease = holderClient.lock(name).tryAcquire().orElseThrow();
+      assertThat(lease.fencingToken() & QuorumAcquisition.MEMBER_TOKEN_MASK).isEqualTo(1);
+      assertThat(tokenSeenBy(otherClient, name, lease)).isEqualTo(lease.fencingToken());
+      long token = lease.fencingToken();
+      lease.release();
+
+      Lease next = otherClient.lock(name).tryAcquire().orElseThrow();
+      assertThat(next.fencingToken()).isGreaterThan(token);
+      next.release();
+    }
+  }
+
+  /** The first member alone grants the lock a hundred times: its counter runs far ahead. */
+  private void runFirstMemberAhead(String name) {
     try (Latchkey alone = Latchkey.using(first.backend(), LatchkeyOptions.defaults())) {
       for (int i = 0; i < 100; i++) {
         alone.lock(name).tryAcquire().orElseThrow().release();
       }
     }
-    try (Latchkey holderClient = quorumClient();
-        Latchkey otherClient = quorumClient()) {
-      // In-memory members answer at once, in order: the first two decide, with the first's value
-      // the larger; the write-back raises the second's counter to it, and the third's grant (its
-      // own small token) attaches afterwards.
-      Lease lease = holderClient.lock(name).tryAcquire().orElseThrow();
-      assertThat(lease.fencingToken() & QuorumAcquisition.MEMBER_TOKEN_MASK)
-          .as("the first member's value decided the token")
-          .isGreaterThan(100);
+  }
 
-      HolderInfo seen =
-          otherClient.admin().inspect(name).orElseThrow().holders().stream()
-              .filter(holder -> holder.owner().equals(lease.holderId()))
-              .findFirst()
-              .orElseThrow();
-
-      assertThat(seen.fencingToken()).isEqualTo(lease.fencingToken());
-      lease.release();
-    }
+  private static long tokenSeenBy(Latchkey client, String name, Lease lease) {
+    HolderInfo seen =
+        client.admin().inspect(name).orElseThrow().holders().stream()
+            .filter(holder -> holder.owner().equals(lease.holderId()))
+            .findFirst()
+            .orElseThrow();
+    return seen.fencingToken();
   }
 }

@@ -1,6 +1,7 @@
 package io.latchkey.quorum;
 
 import io.latchkey.Feature;
+import io.latchkey.LatchkeyOptions;
 import io.latchkey.spi.BackendFactory;
 import io.latchkey.testkit.BackendFixture;
 import java.time.Duration;
@@ -20,6 +21,17 @@ final class QuorumFixtures {
           Feature.WAKEUP_PUSH,
           Feature.ADMIN,
           Feature.PRESENCE);
+
+  /**
+   * Client options of the fault tests: a short watchdog lease, so that losses and quarantines pass
+   * quickly, and a short operation timeout, so that a call without a majority fails soon.
+   */
+  static final LatchkeyOptions SHORT_LEASES =
+      LatchkeyOptions.builder()
+          .leaseTime(Duration.ofSeconds(2))
+          .renewInterval(Duration.ofMillis(400))
+          .operationTimeout(Duration.ofSeconds(1))
+          .build();
 
   /** Above the kit's longest lease (5 minutes). */
   static final Duration KIT_MAX_LEASE = Duration.ofMinutes(10);

@@ -33,13 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("slow")
 class RedisQuorumFaultTest {
-  /** A short watchdog lease, so that losses and quarantines pass quickly. */
-  private static final LatchkeyOptions OPTIONS =
-      LatchkeyOptions.builder()
-          .leaseTime(Duration.ofSeconds(2))
-          .renewInterval(Duration.ofMillis(400))
-          .operationTimeout(Duration.ofSeconds(1))
-          .build();
+  private static final LatchkeyOptions OPTIONS = QuorumFixtures.SHORT_LEASES;
 
   private @Nullable RedisQuorum servers;
   private final List<AutoCloseable> opened = new ArrayList<>();

@@ -199,6 +199,48 @@ class FreezableTcpProxyTest {
   }
 
   @Test
+  void aDelayingProxyHoldsEachDirectionForItsDelay() throws IOException {
+    Duration delay = Duration.ofMillis(150);
+    try (FreezableTcpProxy proxy =
+            FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort(), delay);
+        Socket client = connect(proxy)) {
+      assertThat(proxy.toString()).contains("delay");
+      long started = System.nanoTime();
+      send(client, "slow");
+      send(client, "-and-in-order");
+      assertThat(receive(client, 17)).isEqualTo("slow-and-in-order");
+      // A lower bound only: the delay is the proxy's contract; how much more it takes is not.
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .isGreaterThanOrEqualTo(delay.multipliedBy(2));
+    }
+  }
+
+  @Test
+  void aDelayingProxyFreezesAndPassesOnTheEndOfInput() throws IOException {
+    try (FreezableTcpProxy proxy =
+            FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort(), Duration.ofMillis(20));
+        Socket client = connect(proxy)) {
+      assertEchoes(client, "warm");
+      proxy.freeze();
+      send(client, "held");
+      assertNothingArrives(client);
+      proxy.unfreeze();
+      assertThat(receive(client, 4)).isEqualTo("held");
+
+      client.shutdownOutput(); // the echo server ends its side in turn
+      assertClosedByPeer(client);
+      await().atMost(Duration.ofSeconds(5)).until(() -> proxy.openConnections() == 0);
+    }
+  }
+
+  @Test
+  void refusesANegativeDelay() {
+    assertThatThrownBy(
+            () -> FreezableTcpProxy.start("127.0.0.1", echo.getLocalPort(), Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void refusesABadPort() {
     assertThatThrownBy(() -> FreezableTcpProxy.start("127.0.0.1", 0))
         .isInstanceOf(IllegalArgumentException.class);
