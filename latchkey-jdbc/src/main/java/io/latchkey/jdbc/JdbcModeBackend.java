@@ -1,25 +1,30 @@
 package io.latchkey.jdbc;
 
 import io.latchkey.Feature;
+import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.WakeupBus;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * What the backends of every mode share: the settings they were opened with, what they offer, and
- * the wake-up channel (closed by the subclass with the rest).
+ * What the backends of every mode share: the settings they were opened with, what they offer, the
+ * wake-up channel (closed by the subclass with the rest), and the fence store of a quorum member
+ * (every mode counts its tokens up in the same resource rows).
  */
 abstract class JdbcModeBackend implements LatchkeyBackend {
   final JdbcBackend.Settings settings;
   final JdbcWakeups wakeups;
   private final Set<Feature> features;
+  private final FenceStore fences;
 
   /**
    * @param settings what the backend was opened with
    * @param features what it offers
    * @param listenerConnections opens PostgreSQL's listening connection
-   * @param transactions the transactions that poll for wake-ups (not PostgreSQL)
+   * @param transactions the transactions on the backend's pool: they poll for wake-ups (not
+   *     PostgreSQL) and keep the fences
    * @param scheduler times the polls
    */
   JdbcModeBackend(
@@ -30,13 +35,9 @@ abstract class JdbcModeBackend implements LatchkeyBackend {
       ScheduledExecutorService scheduler) {
     this.settings = settings;
     this.features = features;
-    this.wakeups =
-        new JdbcWakeups(
-            settings,
-            listenerConnections,
-            transactions,
-            new Sql(transactions.schema(), settings.dialect()),
-            scheduler);
+    Sql sql = new Sql(transactions.schema(), settings.dialect());
+    this.wakeups = new JdbcWakeups(settings, listenerConnections, transactions, sql, scheduler);
+    this.fences = new TableFenceStore(transactions, sql);
   }
 
   @Override
@@ -52,6 +53,11 @@ abstract class JdbcModeBackend implements LatchkeyBackend {
   @Override
   public final Set<Feature> features() {
     return features;
+  }
+
+  @Override
+  public final Optional<FenceStore> fences() {
+    return Optional.of(fences);
   }
 
   @Override

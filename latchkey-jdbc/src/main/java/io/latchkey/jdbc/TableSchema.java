@@ -72,6 +72,11 @@ final class TableSchema {
     return prefix + "clients";
   }
 
+  /** The epoch record of a quorum member ({@link TableFenceStore}). */
+  String epoch() {
+    return prefix + "epoch";
+  }
+
   /** Advisory mode on PostgreSQL: which lock claimed each 64-bit key first. */
   String advisoryKeys() {
     return prefix + "advisory_keys";
@@ -155,7 +160,8 @@ final class TableSchema {
   }
 
   private List<String> tables() {
-    List<String> tables = new ArrayList<>(List.of(resources(), holders(), queue(), clients()));
+    List<String> tables =
+        new ArrayList<>(List.of(resources(), holders(), queue(), clients(), epoch()));
     tables.addAll(modeTables);
     return tables;
   }

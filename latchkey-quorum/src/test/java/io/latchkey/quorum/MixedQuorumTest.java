@@ -9,6 +9,7 @@ import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
 import io.latchkey.memory.MemoryLockServer;
+import io.latchkey.servers.PostgresTestServer;
 import io.latchkey.servers.RedisTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,13 +22,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Quorums whose members are backends of different kinds. Every member must keep a {@link
- * io.latchkey.spi.FenceStore}: today the Redis and in-memory backends do, the JDBC and ZooKeeper
- * backends do not, so a quorum of Redis, PostgreSQL and ZooKeeper members cannot be built yet; the
- * second test pins that refusal (when those backends gain a fence store, it fails and becomes the
- * mixed test the issue asks for).
+ * io.latchkey.spi.FenceStore}: the Redis, in-memory and JDBC backends do, the ZooKeeper backend
+ * does not, and the last test pins its refusal. A database member that lost its data sits out its
+ * quarantine, as a Redis member restarted empty does (docs/adr/0009-quorum-fencing.md).
  */
 class MixedQuorumTest {
   private static final LatchkeyOptions OPTIONS = QuorumFixtures.SHORT_LEASES;
+  private static final Duration QUARANTINE = Duration.ofSeconds(5);
+  private static final String CREATE_SCHEMA = ";latchkey.createSchema=true";
 
   private final List<AutoCloseable> opened = new ArrayList<>();
 
@@ -91,22 +93,109 @@ class MixedQuorumTest {
   }
 
   @Test
-  void databaseAndZooKeeperMembersAreRefusedForWantOfAFenceStore() throws Exception {
+  void redisPostgresAndH2MembersGrantWithGrowingTokensWhileTwoOfThreeWork()
+      throws InterruptedException {
+    RedisTestServer redis = closeAfter(RedisTestServer.start());
+    PostgresTestServer postgres = closeAfter(PostgresTestServer.start());
+    Quorum.Builder mixed =
+        Quorum.builder()
+            .member(redis.uri())
+            .member(postgres.jdbcUrl() + "&latchkey.mode=table&latchkey.createSchema=true")
+            .member(h2Database())
+            .maxLease(Duration.ofSeconds(5));
+    Latchkey one = closeAfter(Latchkey.using(mixed.build(), OPTIONS));
+    Latchkey two = closeAfter(Latchkey.using(mixed.build(), OPTIONS));
+
+    long last = alternateGrants(one, two, "mixed", 0);
+    redis.kill();
+    last = alternateGrants(one, two, "mixed", last);
+    Lease held = one.lock("mixed").acquire(Duration.ofSeconds(5));
+    assertThat(held.fencingToken()).isGreaterThan(last);
+
+    postgres.kill();
+    // One of three left: no majority. The call fails within its bound, and does not hang.
+    assertThatThrownBy(() -> two.lock("other").tryLock())
+        .isInstanceOf(BackendUnavailableException.class)
+        .hasMessageContaining("of 3 members");
+    assertThatThrownBy(held::release)
+        .isInstanceOfAny(BackendUnavailableException.class, LeaseLostException.class);
+  }
+
+  @Test
+  void aDatabaseMemberThatLostItsDataIsQuarantined() throws InterruptedException {
+    RedisTestServer redis = closeAfter(RedisTestServer.start());
+    MemoryLockServer memory = closeAfter(new MemoryLockServer());
+    Latchkey one =
+        closeAfter(
+            Latchkey.using(
+                Quorum.builder()
+                    .member(redis.uri())
+                    .member(memory.backend())
+                    .member(h2Database())
+                    .maxLease(QUARANTINE)
+                    .build(),
+                OPTIONS));
+    long before = alternateGrants(one, one, "lost", 0);
+
+    // The database member comes back without its data: to the quorum, a fresh database in its
+    // place is the same (no tables of its own, no epoch record; createSchema makes them empty).
+    // The new client reads every member's epoch when it opens, and gives the empty one a new epoch
+    // with a quarantine of maxLease by the database's clock.
+    Latchkey two =
+        closeAfter(
+            Latchkey.using(
+                Quorum.builder()
+                    .member(redis.uri())
+                    .member(memory.backend())
+                    .member(h2Database())
+                    .maxLease(QUARANTINE)
+                    .build(),
+                OPTIONS));
+    // With the in-memory member gone, the database member would make a majority with the Redis
+    // one; but its grants do not count while its quarantine lasts: refused (a split vote).
+    memory.close();
+    assertThat(two.lock("lost").tryLock()).isFalse();
+
+    // After it, the two members grant again, with a token above every earlier one: the database
+    // member's new epoch is above the others'.
+    Lease after = two.lock("lost").acquire(Duration.ofSeconds(30));
+    assertThat(after.fencingToken()).isGreaterThan(before);
+    after.release();
+  }
+
+  /** Grants the lock four times, to the two clients in turn; each token is above the last. */
+  private static long alternateGrants(Latchkey one, Latchkey two, String name, long after)
+      throws InterruptedException {
+    long last = after;
+    for (int i = 0; i < 4; i++) {
+      Latchkey holder = i % 2 == 0 ? one : two;
+      Latchkey other = i % 2 == 0 ? two : one;
+      Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5));
+      if (other != holder) {
+        assertThat(other.lock(name).tryLock()).isFalse();
+      }
+      assertThat(lease.fencingToken()).isGreaterThan(last);
+      last = lease.fencingToken();
+      lease.release();
+    }
+    return last;
+  }
+
+  private static String h2Database() {
+    return "jdbc:h2:mem:quorum-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1" + CREATE_SCHEMA;
+  }
+
+  @Test
+  void zooKeeperMembersAreRefusedForWantOfAFenceStore() throws Exception {
     RedisTestServer redis = closeAfter(RedisTestServer.start());
     TestingServer zooKeeper =
         closeAfter(new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, 0), true));
-    String database =
-        "jdbc:h2:mem:quorum-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;latchkey.createSchema=true";
     String ensemble = "zookeeper://" + zooKeeper.getConnectString() + "/quorum?sessionTimeout=3s";
-
     MemoryLockServer memory = closeAfter(new MemoryLockServer());
-    for (String member : List.of(database, ensemble)) {
-      Quorum.Builder builder =
-          Quorum.builder().member(redis.uri()).member(member).member(memory.backend());
-      assertThatThrownBy(() -> Latchkey.using(builder.build(), OPTIONS).close())
-          .as(member)
-          .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("keeps no fence store");
-    }
+    Quorum.Builder builder =
+        Quorum.builder().member(redis.uri()).member(ensemble).member(memory.backend());
+    assertThatThrownBy(() -> Latchkey.using(builder.build(), OPTIONS).close())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keeps no fence store");
   }
 }

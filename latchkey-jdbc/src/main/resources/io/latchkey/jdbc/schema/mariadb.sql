@@ -51,6 +51,16 @@ CREATE TABLE IF NOT EXISTS latchkey_clients (
   expires_at BIGINT       NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+-- The epoch record of a quorum member (latchkey-quorum, docs/adr/0009-quorum-fencing.md): one row
+-- (id 1) without expiry, so it lives exactly as long as the data. quarantine_until is the end of
+-- the quarantine given when the record was created, in milliseconds by the database's clock (0:
+-- none). A database restored without its data has no row.
+CREATE TABLE IF NOT EXISTS latchkey_epoch (
+  id               INTEGER NOT NULL PRIMARY KEY,
+  epoch_value      BIGINT  NOT NULL,
+  quarantine_until BIGINT  NOT NULL
+) ENGINE=InnoDB;
+
 -- Row mode only (MariaDB 10.6+, MySQL 8.0+: SKIP LOCKED): one row per hold, locked (SELECT ... FOR
 -- UPDATE by primary key, so InnoDB locks that record only) by a transaction that stays open on a
 -- connection of its own for as long as the hold lasts. A holder whose rows nobody locks has ended.

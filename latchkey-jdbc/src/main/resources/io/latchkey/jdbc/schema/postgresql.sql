@@ -51,6 +51,16 @@ CREATE TABLE IF NOT EXISTS latchkey_clients (
   expires_at BIGINT       NOT NULL
 );
 
+-- The epoch record of a quorum member (latchkey-quorum, docs/adr/0009-quorum-fencing.md): one row
+-- (id 1) without expiry, so it lives exactly as long as the data. quarantine_until is the end of
+-- the quarantine given when the record was created, in milliseconds by the database's clock (0:
+-- none). A database restored without its data has no row.
+CREATE TABLE IF NOT EXISTS latchkey_epoch (
+  id               INTEGER NOT NULL PRIMARY KEY,
+  epoch_value      BIGINT  NOT NULL,
+  quarantine_until BIGINT  NOT NULL
+);
+
 -- Advisory mode only: which lock (res_key) claimed each 64-bit advisory key first, so that two
 -- names whose keys collide are never silently one lock (the second is refused).
 CREATE TABLE IF NOT EXISTS latchkey_advisory_keys (
