@@ -56,11 +56,7 @@ class JdbcFenceStoreTest {
             + "&latchkey.createSchema=true&latchkey.tablePrefix=f"
             + UUID.randomUUID().toString().replace("-", "").substring(0, 12)
             + "_";
-    LatchkeyBackend backend =
-        new JdbcBackendProvider()
-            .open(
-                URI.create(uri),
-                new BackendContext("fences", Duration.ofSeconds(10), Duration.ofSeconds(30)));
+    LatchkeyBackend backend = open(uri);
     try (backend;
         Latchkey client = Latchkey.connect(uri)) {
       FenceStore fences = backend.fences().orElseThrow();
@@ -100,17 +96,20 @@ class JdbcFenceStoreTest {
         "jdbc:h2:mem:quarantine-"
             + UUID.randomUUID()
             + ";DB_CLOSE_DELAY=-1;latchkey.createSchema=true";
-    LatchkeyBackend backend =
-        new JdbcBackendProvider()
-            .open(
-                URI.create(uri),
-                new BackendContext("fences", Duration.ofSeconds(10), Duration.ofSeconds(30)));
+    LatchkeyBackend backend = open(uri);
     try (backend) {
       FenceStore fences = backend.fences().orElseThrow();
       assertThat(epoch(fences, 1, 300).isQuarantined()).isTrue();
       await().atMost(Duration.ofSeconds(10)).until(() -> !epoch(fences, 0, 0).isQuarantined());
       assertThat(epoch(fences, 0, 0)).isEqualTo(new Epoch(1, 0));
     }
+  }
+
+  private static LatchkeyBackend open(String uri) {
+    return new JdbcBackendProvider()
+        .open(
+            URI.create(uri),
+            new BackendContext("fences", Duration.ofSeconds(10), Duration.ofSeconds(30)));
   }
 
   private static Epoch epoch(FenceStore fences, long atLeast, long quarantineMillis)

@@ -57,39 +57,7 @@ class MixedQuorumTest {
             .member(memory.backend())
             .member(third.uri())
             .maxLease(Duration.ofSeconds(5));
-    Latchkey one = closeAfter(Latchkey.using(mixed.build(), OPTIONS));
-    Latchkey two = closeAfter(Latchkey.using(mixed.build(), OPTIONS));
-
-    long last = 0;
-    for (int i = 0; i < 4; i++) {
-      Latchkey holder = i % 2 == 0 ? one : two;
-      Latchkey other = i % 2 == 0 ? two : one;
-      Lease lease = holder.lock("mixed").acquire(Duration.ofSeconds(5));
-      assertThat(other.lock("mixed").tryLock()).isFalse();
-      assertThat(lease.fencingToken()).isGreaterThan(last);
-      last = lease.fencingToken();
-      lease.release();
-    }
-
-    third.kill();
-    for (Latchkey client : List.of(one, two)) {
-      Lease lease = client.lock("mixed").acquire(Duration.ofSeconds(5));
-      assertThat(lease.fencingToken()).isGreaterThan(last);
-      last = lease.fencingToken();
-      lease.release();
-    }
-    Lease held = one.lock("mixed").acquire(Duration.ofSeconds(5));
-    assertThat(two.lock("mixed").tryLock()).isFalse();
-
-    first.kill();
-    // One of three left: no majority. The call fails within its bound (the operation timeout for
-    // a try without waiting), and does not hang.
-    assertThatThrownBy(() -> two.lock("other").tryLock())
-        .isInstanceOf(BackendUnavailableException.class)
-        .hasMessageContaining("of 3 members");
-    // The held grant can no longer be confirmed by a majority: its release says so.
-    assertThatThrownBy(held::release)
-        .isInstanceOfAny(BackendUnavailableException.class, LeaseLostException.class);
+    assertMajorityRule(mixed, third::kill, first::kill);
   }
 
   @Test
@@ -103,17 +71,27 @@ class MixedQuorumTest {
             .member(postgres.jdbcUrl() + "&latchkey.mode=table&latchkey.createSchema=true")
             .member(h2Database())
             .maxLease(Duration.ofSeconds(5));
+    assertMajorityRule(mixed, redis::kill, postgres::kill);
+  }
+
+  /**
+   * Two clients of a quorum of three members: grants with growing tokens, one client at a time,
+   * while three and then two members work; with one, a call fails within its bound (the operation
+   * timeout for a try without waiting) and does not hang, and a held grant can no longer be
+   * confirmed by a majority, which its release says.
+   */
+  private void assertMajorityRule(Quorum.Builder mixed, Runnable stopOne, Runnable stopAnother)
+      throws InterruptedException {
     Latchkey one = closeAfter(Latchkey.using(mixed.build(), OPTIONS));
     Latchkey two = closeAfter(Latchkey.using(mixed.build(), OPTIONS));
-
     long last = alternateGrants(one, two, "mixed", 0);
-    redis.kill();
+    stopOne.run();
     last = alternateGrants(one, two, "mixed", last);
     Lease held = one.lock("mixed").acquire(Duration.ofSeconds(5));
     assertThat(held.fencingToken()).isGreaterThan(last);
+    assertThat(two.lock("mixed").tryLock()).isFalse();
 
-    postgres.kill();
-    // One of three left: no majority. The call fails within its bound, and does not hang.
+    stopAnother.run();
     assertThatThrownBy(() -> two.lock("other").tryLock())
         .isInstanceOf(BackendUnavailableException.class)
         .hasMessageContaining("of 3 members");
@@ -125,32 +103,14 @@ class MixedQuorumTest {
   void aDatabaseMemberThatLostItsDataIsQuarantined() throws InterruptedException {
     RedisTestServer redis = closeAfter(RedisTestServer.start());
     MemoryLockServer memory = closeAfter(new MemoryLockServer());
-    Latchkey one =
-        closeAfter(
-            Latchkey.using(
-                Quorum.builder()
-                    .member(redis.uri())
-                    .member(memory.backend())
-                    .member(h2Database())
-                    .maxLease(QUARANTINE)
-                    .build(),
-                OPTIONS));
+    Latchkey one = closeAfter(redisMemoryAndNewH2(redis, memory));
     long before = alternateGrants(one, one, "lost", 0);
 
     // The database member comes back without its data: to the quorum, a fresh database in its
     // place is the same (no tables of its own, no epoch record; createSchema makes them empty).
     // The new client reads every member's epoch when it opens, and gives the empty one a new epoch
     // with a quarantine of maxLease by the database's clock.
-    Latchkey two =
-        closeAfter(
-            Latchkey.using(
-                Quorum.builder()
-                    .member(redis.uri())
-                    .member(memory.backend())
-                    .member(h2Database())
-                    .maxLease(QUARANTINE)
-                    .build(),
-                OPTIONS));
+    Latchkey two = closeAfter(redisMemoryAndNewH2(redis, memory));
     // With the in-memory member gone, the database member would make a majority with the Redis
     // one; but its grants do not count while its quarantine lasts: refused (a split vote).
     memory.close();
@@ -161,6 +121,18 @@ class MixedQuorumTest {
     Lease after = two.lock("lost").acquire(Duration.ofSeconds(30));
     assertThat(after.fencingToken()).isGreaterThan(before);
     after.release();
+  }
+
+  /** A client of a quorum of the Redis member, the in-memory one and a new H2 database. */
+  private static Latchkey redisMemoryAndNewH2(RedisTestServer redis, MemoryLockServer memory) {
+    return Latchkey.using(
+        Quorum.builder()
+            .member(redis.uri())
+            .member(memory.backend())
+            .member(h2Database())
+            .maxLease(QUARANTINE)
+            .build(),
+        OPTIONS);
   }
 
   /** Grants the lock four times, to the two clients in turn; each token is above the last. */
