@@ -198,6 +198,9 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
     PinnedSession session =
         new PinnedSession(
             connections,
+            dialect == SqlDialect.POSTGRESQL
+                ? PinnedSession.POSTGRES
+                : PinnedSession.CHECK_EACH_TIME,
             connection -> {
               if (dialect == SqlDialect.POSTGRESQL) {
                 try (PreparedStatement name =

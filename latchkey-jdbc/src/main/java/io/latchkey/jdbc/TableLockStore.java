@@ -18,11 +18,13 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Lock records in the lease table. Each operation is one transaction: lock the name's resource row
- * ({@code SELECT ... FOR UPDATE}, which also reads the database's clock), load the holder and queue
- * rows, apply the grant rules of {@link LockRequest} and {@link LockStore} in memory, write back
- * the rows that changed and send the wake-ups, commit. The rules are those of the in-memory
- * reference backend, statement for statement, so that the kit holds both to one behaviour.
+ * Lock records in the lease table. On PostgreSQL, a free lock's first hold and an uncontended last
+ * release take {@link UncontendedPath} first: one round trip, decided by the database. Otherwise
+ * each operation is one transaction: lock the name's resource row ({@code SELECT ... FOR UPDATE},
+ * which also reads the database's clock), load the holder and queue rows, apply the grant rules of
+ * {@link LockRequest} and {@link LockStore} in memory, write back the rows that changed and send
+ * the wake-ups, commit. The rules are those of the in-memory reference backend, statement for
+ * statement, so that the kit holds both to one behaviour.
  */
 final class TableLockStore implements LockStore {
   private final Transactions transactions;
@@ -30,6 +32,7 @@ final class TableLockStore implements LockStore {
   private final WakeupPublisher wakeups;
   private final String clientId;
   private final HoldKeeper keeper;
+  private final @Nullable UncontendedPath uncontended;
 
   TableLockStore(Transactions transactions, Sql sql, WakeupPublisher wakeups, String clientId) {
     this(transactions, sql, wakeups, clientId, HoldKeeper.LEASES);
@@ -46,13 +49,24 @@ final class TableLockStore implements LockStore {
     this.wakeups = wakeups;
     this.clientId = clientId;
     this.keeper = keeper;
+    this.uncontended = UncontendedPath.of(sql, keeper);
   }
 
   @Override
   public CompletionStage<AcquireResult> tryAcquire(LockRequest request) {
     String resourceKey = ResourceKeys.resource(ResourceType.LOCK, request.name());
     return transactions
-        .submit("acquire of lock '" + request.name() + "'", c -> acquire(c, request))
+        .submit(
+            "acquire of lock '" + request.name() + "'",
+            c -> {
+              if (uncontended != null) {
+                AcquireResult granted = uncontended.acquire(c, request, clientId);
+                if (granted != null) {
+                  return granted;
+                }
+              }
+              return acquire(c, request);
+            })
         .whenComplete(
             (result, failure) ->
                 keeper.settled(
@@ -227,6 +241,9 @@ final class TableLockStore implements LockStore {
     return transactions.submit(
         "release of lock '" + grant.name() + "'",
         c -> {
+          if (uncontended != null && uncontended.release(c, grant, mode)) {
+            return ReleaseResult.released(0);
+          }
           LockRecord lock = loadExisting(c, grant.name());
           if (lock == null) {
             return ReleaseResult.NOT_HELD;
