@@ -4,6 +4,7 @@ import io.latchkey.spi.GrantEvents;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -86,6 +87,7 @@ final class PinnedSession implements ConnectionSource {
 
   private final PostgresWakeups.Opener opener;
   private final SessionEnd sessionEnd;
+  private final boolean autoCommitOff;
   private final Setup setup;
   private final Setup teardown;
   private final GrantEvents events;
@@ -101,6 +103,9 @@ final class PinnedSession implements ConnectionSource {
   /**
    * @param opener opens a new connection
    * @param sessionEnd how the database tells that it ended the session
+   * @param autoCommitOff whether the connection is kept in read committed with autocommit off
+   *     between operations, so that {@link Transactions} switches nothing per operation (MariaDB's
+   *     driver sends each switch to the server: four round trips per operation otherwise)
    * @param setup prepares a new connection before any operation
    * @param teardown runs before the connection is closed with the backend (a pooled connection
    *     lives on)
@@ -110,12 +115,14 @@ final class PinnedSession implements ConnectionSource {
   PinnedSession(
       PostgresWakeups.Opener opener,
       SessionEnd sessionEnd,
+      boolean autoCommitOff,
       Setup setup,
       Setup teardown,
       GrantEvents events,
       String description) {
     this.opener = opener;
     this.sessionEnd = sessionEnd;
+    this.autoCommitOff = autoCommitOff;
     this.setup = setup;
     this.teardown = teardown;
     this.events = events;
@@ -153,6 +160,10 @@ final class PinnedSession implements ConnectionSource {
         try {
           current.setAutoCommit(true);
           setup.prepare(current);
+          if (autoCommitOff) {
+            current.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            current.setAutoCommit(false);
+          }
         } catch (SQLException | RuntimeException e) {
           abortQuietly(current);
           throw e;
@@ -179,6 +190,13 @@ final class PinnedSession implements ConnectionSource {
   private boolean answeredRecently() {
     return System.nanoTime() - answeredAt
         < TimeUnit.MILLISECONDS.toNanos(ConnectionBoundBackend.CHECK_MILLIS);
+  }
+
+  @Override
+  public OptionalInt isolation() {
+    return autoCommitOff
+        ? OptionalInt.of(Connection.TRANSACTION_READ_COMMITTED)
+        : OptionalInt.empty();
   }
 
   @Override
@@ -259,6 +277,9 @@ final class PinnedSession implements ConnectionSource {
       connection = null;
       if (current != null) {
         try {
+          if (autoCommitOff) {
+            current.setAutoCommit(true);
+          }
           teardown.prepare(current);
         } catch (SQLException | RuntimeException e) {
           LOG.debug("giving back the advisory locks before closing failed", e);

@@ -14,7 +14,9 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +35,15 @@ final class TableLockStore implements LockStore {
   private final String clientId;
   private final HoldKeeper keeper;
   private final @Nullable UncontendedPath uncontended;
+
+  /**
+   * Keys of the locks whose last operation here found the uncontended path closed and waiters
+   * queued: it is not tried for them (it would find the same, a round trip for nothing) until an
+   * operation of the general path leaves nobody queued. Only a hint: both paths decide by the rows.
+   */
+  private final Set<String> contended = ConcurrentHashMap.newKeySet();
+
+  private static final int CONTENDED_KEYS = 10_000;
 
   TableLockStore(Transactions transactions, Sql sql, WakeupPublisher wakeups, String clientId) {
     this(transactions, sql, wakeups, clientId, HoldKeeper.LEASES);
@@ -59,11 +70,12 @@ final class TableLockStore implements LockStore {
         .submit(
             "acquire of lock '" + request.name() + "'",
             c -> {
-              if (uncontended != null) {
+              if (uncontended != null && !contended.contains(resourceKey)) {
                 AcquireResult granted = uncontended.acquire(c, request, clientId);
                 if (granted != null) {
                   return granted;
                 }
+                markContended(resourceKey);
               }
               return acquire(c, request);
             })
@@ -85,6 +97,7 @@ final class TableLockStore implements LockStore {
     }
     try {
       finish(connection, lock, wake);
+      noteQueue(lock);
     } catch (SQLException | RuntimeException e) {
       if (result.isGranted() && firstInMode) {
         // The rows roll back; the hold the keeper took does not by itself. (PostgreSQL runs
@@ -241,8 +254,12 @@ final class TableLockStore implements LockStore {
     return transactions.submit(
         "release of lock '" + grant.name() + "'",
         c -> {
-          if (uncontended != null && uncontended.release(c, grant, mode)) {
-            return ReleaseResult.released(0);
+          String resourceKey = ResourceKeys.resource(ResourceType.LOCK, grant.name());
+          if (uncontended != null && !contended.contains(resourceKey)) {
+            if (uncontended.release(c, grant, mode)) {
+              return ReleaseResult.released(0);
+            }
+            markContended(resourceKey);
           }
           LockRecord lock = loadExisting(c, grant.name());
           if (lock == null) {
@@ -266,6 +283,7 @@ final class TableLockStore implements LockStore {
             wakeWaiters(lock, mode, wake);
           }
           finish(c, lock, wake);
+          noteQueue(lock);
           return ReleaseResult.released(remaining);
         });
   }
@@ -355,6 +373,20 @@ final class TableLockStore implements LockStore {
   private @Nullable LockRecord loadExisting(Connection connection, String name)
       throws SQLException {
     return LockRecord.lockAndLoad(connection, sql, name, false);
+  }
+
+  private void markContended(String resourceKey) {
+    if (contended.size() >= CONTENDED_KEYS) {
+      contended.clear();
+    }
+    contended.add(resourceKey);
+  }
+
+  /** After the general path: the uncontended path is tried again once nobody is queued. */
+  private void noteQueue(LockRecord lock) {
+    if (uncontended != null && lock.queue.isEmpty()) {
+      contended.remove(lock.resource.key);
+    }
   }
 
   /** Writes what changed and sends the wake-ups: the operation's last statements. */
