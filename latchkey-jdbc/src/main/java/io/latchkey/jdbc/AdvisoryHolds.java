@@ -350,16 +350,15 @@ final class AdvisoryHolds implements HoldKeeper {
       }
 
       @Override
-      public int bindHold(
-          Connection connection,
-          PreparedStatement statement,
-          int index,
-          String resourceKey,
-          String name)
+      public void prepare(Connection connection, String resourceKey, String name)
           throws SQLException {
-        long key = postgresKey(resourceKey);
-        verify(connection, key, resourceKey, name);
-        statement.setLong(index, key);
+        verify(connection, postgresKey(resourceKey), resourceKey, name);
+      }
+
+      @Override
+      public int bindHold(PreparedStatement statement, int index, String resourceKey)
+          throws SQLException {
+        statement.setLong(index, postgresKey(resourceKey));
         return index + 1;
       }
 

@@ -128,17 +128,18 @@ interface HoldKeeper {
     String holderAlive();
 
     /**
-     * Binds the parameters of {@link #take} or {@link #give}, and checks the lock's key first if it
-     * must be.
+     * Checks what must be checked before {@link #take} may run for the lock (its key), once per
+     * statement that takes or gives.
+     */
+    default void prepare(Connection connection, String resourceKey, String name)
+        throws SQLException {}
+
+    /**
+     * Binds the parameters of {@link #take} or {@link #give}.
      *
      * @return the next parameter index
      */
-    default int bindHold(
-        Connection connection,
-        PreparedStatement statement,
-        int index,
-        String resourceKey,
-        String name)
+    default int bindHold(PreparedStatement statement, int index, String resourceKey)
         throws SQLException {
       return index;
     }

@@ -7,6 +7,7 @@ import java.sql.SQLTimeoutException;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,34 +30,19 @@ final class PinnedSession implements ConnectionSource {
     void prepare(Connection connection) throws SQLException;
   }
 
-  /** How a database tells that it ended the pinned connection's session. */
-  interface SessionEnd {
-    /**
-     * @return true if a connection that answered recently may skip the check before an operation:
-     *     an end while it was idle then shows as {@link #endedByServer} on that operation
-     */
-    boolean trustsRecentAnswers();
-
-    /**
-     * @param e the failure of an operation on the connection
-     * @return true if the server ended the session (its every lock with it)
-     */
-    boolean endedByServer(SQLException e);
-  }
+  /**
+   * How a database tells that it ended the pinned connection's session.
+   *
+   * @param trustsRecentAnswers whether a connection that answered recently may skip the check
+   *     before an operation: an end while it was idle then shows as {@code endedByServer} on that
+   *     operation
+   * @param endedByServer whether the failure of an operation on the connection says that the server
+   *     ended the session (its every lock with it)
+   */
+  record SessionEnd(boolean trustsRecentAnswers, Predicate<SQLException> endedByServer) {}
 
   /** MariaDB/MySQL: checked before every operation (a ping); an end is a connection error. */
-  static final SessionEnd CHECK_EACH_TIME =
-      new SessionEnd() {
-        @Override
-        public boolean trustsRecentAnswers() {
-          return false;
-        }
-
-        @Override
-        public boolean endedByServer(SQLException e) {
-          return false;
-        }
-      };
+  static final SessionEnd CHECK_EACH_TIME = new SessionEnd(false, e -> false);
 
   /**
    * PostgreSQL: a session ended by {@code pg_terminate_backend}, a shutdown or a crash of another
@@ -64,26 +50,19 @@ final class PinnedSession implements ConnectionSource {
    * cannot_connect_now 57P03) before it closes, and that error is the answer the next operation
    * reads.
    */
-  static final SessionEnd POSTGRES =
-      new SessionEnd() {
-        @Override
-        public boolean trustsRecentAnswers() {
-          return true;
-        }
+  static final SessionEnd POSTGRES = new SessionEnd(true, PinnedSession::endedByPostgres);
 
-        @Override
-        public boolean endedByServer(SQLException e) {
-          for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql
-                && sql.getSQLState() != null
-                && sql.getSQLState().startsWith("57P0")
-                && !sql.getSQLState().equals("57P04")) {
-              return true;
-            }
-          }
-          return false;
-        }
-      };
+  private static boolean endedByPostgres(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("57P0")
+          && !sql.getSQLState().equals("57P04")) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   private final PostgresWakeups.Opener opener;
   private final SessionEnd sessionEnd;
@@ -223,7 +202,7 @@ final class PinnedSession implements ConnectionSource {
    */
   @Override
   public boolean endedBeforeItsAnswer(SQLException e) {
-    return sessionEnd.endedByServer(e);
+    return sessionEnd.endedByServer().test(e);
   }
 
   /**

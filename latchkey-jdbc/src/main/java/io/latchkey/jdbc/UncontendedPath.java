@@ -124,10 +124,11 @@ final class UncontendedPath {
   @Nullable AcquireResult acquire(Connection connection, LockRequest request, String clientId)
       throws SQLException {
     String key = ResourceKeys.resource(ResourceType.LOCK, request.name());
+    hold.prepare(connection, key, request.name());
     try (PreparedStatement text = connection.prepareStatement(acquire.get(request.mode()))) {
       text.setString(1, key);
       text.setString(2, key);
-      int index = hold.bindHold(connection, text, 3, key, request.name());
+      int index = hold.bindHold(text, 3, key);
       text.setString(index++, ResourceKeys.holder(request.owner()));
       text.setString(index++, request.owner());
       text.setString(index++, clientId);
@@ -159,6 +160,7 @@ final class UncontendedPath {
    */
   boolean release(Connection connection, GrantRef grant, LockMode mode) throws SQLException {
     String key = ResourceKeys.resource(ResourceType.LOCK, grant.name());
+    hold.prepare(connection, key, grant.name());
     try (PreparedStatement text = connection.prepareStatement(release.get(mode))) {
       text.setString(1, key);
       text.setString(2, key);
@@ -167,7 +169,7 @@ final class UncontendedPath {
       text.setLong(5, grant.fencingToken());
       int index = hold.bindAlive(text, 6);
       text.setString(index++, key);
-      hold.bindHold(connection, text, index, key, grant.name());
+      hold.bindHold(text, index, key);
       text.execute();
       skipLockRow(text);
       try (ResultSet rs = text.getResultSet()) {
