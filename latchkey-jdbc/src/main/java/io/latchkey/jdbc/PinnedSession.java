@@ -45,10 +45,11 @@ final class PinnedSession implements ConnectionSource {
   static final SessionEnd CHECK_EACH_TIME = new SessionEnd(false, e -> false);
 
   /**
-   * PostgreSQL: a session ended by {@code pg_terminate_backend}, a shutdown or a crash of another
-   * backend sends its {@code FATAL} error (admin_shutdown 57P01, crash_shutdown 57P02,
-   * cannot_connect_now 57P03) before it closes, and that error is the answer the next operation
-   * reads.
+   * PostgreSQL: a session ended by {@code pg_terminate_backend}, a shutdown, a crash of another
+   * backend or its idle timeout sends its {@code FATAL} error (admin_shutdown 57P01, crash_shutdown
+   * 57P02, cannot_connect_now 57P03, idle_session_timeout 57P05) before it closes, and that error
+   * is the answer the next operation reads. (57P04, database_dropped, is left alone: nothing to run
+   * again on.)
    */
   static final SessionEnd POSTGRES = new SessionEnd(true, PinnedSession::endedByPostgres);
 
