@@ -198,6 +198,11 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
     PinnedSession session =
         new PinnedSession(
             connections,
+            dialect == SqlDialect.POSTGRESQL
+                ? PinnedSession.POSTGRES
+                : PinnedSession.CHECK_EACH_TIME,
+            // pgjdbc switches autocommit without a round trip, and its teardown must commit.
+            dialect != SqlDialect.POSTGRESQL,
             connection -> {
               if (dialect == SqlDialect.POSTGRESQL) {
                 try (PreparedStatement name =

@@ -127,6 +127,7 @@ final class Transactions {
 
   /** Runs the work on the calling thread (for opening, closing and tests). */
   <T> T runUntil(String operation, Work<T> work, long deadlineNanos) {
+    boolean endedBefore = false;
     for (int attempt = 1; ; attempt++) {
       if (deadlineNanos - System.nanoTime() <= 0) {
         throw new CompletionException(
@@ -141,6 +142,11 @@ final class Transactions {
         }
         if (e instanceof SQLTimeoutException timedOut) {
           throw new CompletionException(ranOutOfTime(timedOut));
+        }
+        if (connections.endedBeforeItsAnswer(e) && !endedBefore) {
+          // Once: a second end in a row is the database going away.
+          endedBefore = true;
+          continue;
         }
         if (!dialect.isRetryable(e)) {
           throw new CompletionException(e);
