@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
-import io.latchkey.servers.MariaDbTestServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.mariadb.jdbc.MariaDbDataSource;
 
 /**
@@ -22,25 +19,10 @@ import org.mariadb.jdbc.MariaDbDataSource;
  * {@link MariaDbConformanceTest}.)
  */
 class MariaDbMultiStatementsTest {
-  private static @Nullable MariaDbTestServer server;
-
-  @BeforeAll
-  static void startMariaDb() {
-    server = MariaDbTestServer.start();
-  }
-
-  @AfterAll
-  static void stopMariaDb() {
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension static final SqlServers SERVERS = new SqlServers();
 
   private static String url() {
-    if (server == null) {
-      throw new IllegalStateException("MariaDB has not been started");
-    }
-    return server.jdbcUrl();
+    return SERVERS.mariaDb().jdbcUrl();
   }
 
   @Test
