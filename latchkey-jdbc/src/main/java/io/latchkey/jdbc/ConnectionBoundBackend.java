@@ -100,7 +100,8 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
         context.scheduler());
     this.pool = pool;
     this.binding = binding;
-    Sql sql = new Sql(poolTransactions.schema(), settings.dialect());
+    Sql sql =
+        new Sql(poolTransactions.schema(), settings.dialect(), poolTransactions.multiStatements());
     Transactions operations = binding.operations();
     this.locks =
         new TableLockStore(

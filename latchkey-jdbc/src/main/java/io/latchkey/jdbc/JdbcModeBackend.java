@@ -35,7 +35,7 @@ abstract class JdbcModeBackend implements LatchkeyBackend {
             settings,
             listenerConnections,
             transactions,
-            new Sql(transactions.schema(), settings.dialect()),
+            new Sql(transactions.schema(), settings.dialect(), transactions.multiStatements()),
             scheduler);
   }
 

@@ -58,6 +58,7 @@ final class Transactions {
 
   private final ConnectionSource connections;
   private volatile int sourceIsolation = UNKNOWN_ISOLATION;
+  private volatile boolean multiStatements;
   private final SqlDialect dialect;
   private final TableSchema schema;
   private final long timeoutNanos;
@@ -78,6 +79,22 @@ final class Transactions {
 
   SqlDialect dialect() {
     return dialect;
+  }
+
+  /**
+   * Asks a connection of the source whether it sends texts of several statements ({@link
+   * Sql#multiStatementsAllowed}); called once, when the backend opens, inside that transaction.
+   */
+  void learnMultiStatements(Connection connection) throws SQLException {
+    multiStatements = Sql.multiStatementsAllowed(connection, dialect);
+  }
+
+  /**
+   * @return whether the source's connections send texts of several statements, as {@link
+   *     #learnMultiStatements} found (false before it ran)
+   */
+  boolean multiStatements() {
+    return multiStatements;
   }
 
   TableSchema schema() {

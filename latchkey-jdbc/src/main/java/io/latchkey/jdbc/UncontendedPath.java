@@ -101,8 +101,9 @@ final class UncontendedPath {
   }
 
   /**
-   * @return the path, or null where there is none: not PostgreSQL (other drivers send one statement
-   *     per round trip), or a keeper whose hold cannot be taken inside a statement (row mode)
+   * @return the path, or null where there is none: not PostgreSQL (the texts are PostgreSQL's SQL:
+   *     data-modifying {@code WITH}, {@code RETURNING}), or a keeper whose hold cannot be taken
+   *     inside a statement (row mode)
    */
   static @Nullable UncontendedPath of(Sql sql, HoldKeeper keeper) {
     if (sql.dialect != SqlDialect.POSTGRESQL) {
