@@ -89,8 +89,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>A place whose owner gave up, or whose keep-alive ran out, is deleted; a delete that fails
  *       on the connection is sent again when the connection is back, as long as the session lives
  *       (the place stays in {@link #queued}, marked leaving, and its owner's next attempt finishes
- *       the delete before anything else). A new session forgets every place: the old session's
- *       nodes are gone with it, and a waiter starts over with a fresh node.
+ *       the delete before anything else). The end of a session forgets the places and grants made
+ *       in it (each records its session), and only those: their nodes are gone with it, and a
+ *       waiter starts over with a fresh node, while a place or grant the client already made in its
+ *       new session stays whatever late report of the old session's end comes after it.
  * </ul>
  */
 final class ZooKeeperLockStore implements LockStore {
@@ -100,6 +102,7 @@ final class ZooKeeperLockStore implements LockStore {
   private final ZooKeeperCalls calls;
   private final ClientIdentity self;
   private final LongSupplier sessionTimeoutMillis;
+  private final LongSupplier sessionId;
   private final ScheduledExecutorService scheduler;
   private final ConnectionGate gate;
   private final StrandedNodes stranded;
@@ -121,11 +124,13 @@ final class ZooKeeperLockStore implements LockStore {
       ZooKeeperCalls calls,
       ClientIdentity self,
       LongSupplier sessionTimeoutMillis,
+      LongSupplier sessionId,
       ScheduledExecutorService scheduler,
       ConnectionGate gate,
       StrandedNodes stranded,
       LockLayout layout) {
     this.calls = calls;
+    this.sessionId = sessionId;
     this.layout = layout;
     this.self = self;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
@@ -143,8 +148,9 @@ final class ZooKeeperLockStore implements LockStore {
    * @param token its creation zxid
    * @param version its data version after this client's last write
    * @param data its data after that write
+   * @param session the session the node lives in (its ephemeral owner)
    */
-  private record Held(String path, long token, int version, LockNodeData data) {}
+  private record Held(String path, long token, int version, LockNodeData data, long session) {}
 
   /**
    * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
@@ -359,7 +365,8 @@ final class ZooKeeperLockStore implements LockStore {
                                 path,
                                 read.stat().getCzxid(),
                                 read.stat().getVersion(),
-                                LockNodeData.decode(read.data())));
+                                LockNodeData.decode(read.data()),
+                                read.stat().getEphemeralOwner()));
     return state.thenCompose(
         read -> {
           if (read == null) {
@@ -396,7 +403,8 @@ final class ZooKeeperLockStore implements LockStore {
                     if (data.waiting() || ours != null) {
                       // A place (even one whose "waiting" mark was not written) is never a
                       // grant until its owner is handed it.
-                      return claim(request, path, data, token, version, ours, round);
+                      return claim(
+                          request, path, data, token, version, read.session(), ours, round);
                     }
                     if (exclusive && data.exclusive() == 0) {
                       return CompletableFuture.completedFuture(AcquireResult.upgradeRefused());
@@ -411,7 +419,8 @@ final class ZooKeeperLockStore implements LockStore {
                               if (code != KeeperException.Code.OK) {
                                 return attempt(request, round + 1);
                               }
-                              grants.put(key, new Held(path, token, version + 1, more));
+                              grants.put(
+                                  key, new Held(path, token, version + 1, more, read.session()));
                               return granted(token, more.holds(exclusive));
                             });
                   });
@@ -431,6 +440,7 @@ final class ZooKeeperLockStore implements LockStore {
       LockNodeData data,
       long token,
       int version,
+      long session,
       @Nullable QueuePlace ours,
       int round) {
     String key = key(request.name(), request.owner());
@@ -464,7 +474,7 @@ final class ZooKeeperLockStore implements LockStore {
                 leave(key, ours);
               }
               LockNodeData claimed = data.withWaiting(false);
-              grants.put(key, new Held(path, token, version + 1, claimed));
+              grants.put(key, new Held(path, token, version + 1, claimed, session));
               return granted(token, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
             });
   }
@@ -509,7 +519,13 @@ final class ZooKeeperLockStore implements LockStore {
       // Entered before the create, so that a create whose answer is lost is settled
       // by the next attempt (or deleted by the place's timer) rather than orphaned.
       place =
-          new QueuePlace(key(request.name(), request.owner()), dir, digest, creation, exclusive);
+          new QueuePlace(
+              key(request.name(), request.owner()),
+              dir,
+              digest,
+              creation,
+              exclusive,
+              sessionId.getAsLong());
       enqueue(place, request);
     }
     QueuePlace entered = place;
@@ -529,7 +545,7 @@ final class ZooKeeperLockStore implements LockStore {
         .thenCompose(node -> placed(request, dir, digest, data, node, entered, round));
   }
 
-  private record NewNode(String path, long token, int version) {}
+  private record NewNode(String path, long token, int version, long session) {}
 
   private CompletableFuture<NewNode> tokenOf(ZooKeeperCalls.Created created) {
     String path = created.path();
@@ -540,7 +556,7 @@ final class ZooKeeperLockStore implements LockStore {
     Stat stat = created.stat();
     if (stat != null && stat.getCzxid() > 0) {
       return CompletableFuture.completedFuture(
-          new NewNode(path, stat.getCzxid(), stat.getVersion()));
+          new NewNode(path, stat.getCzxid(), stat.getVersion(), stat.getEphemeralOwner()));
     }
     return calls
         .stat(path)
@@ -549,7 +565,8 @@ final class ZooKeeperLockStore implements LockStore {
               if (read == null) {
                 throw new IllegalStateException("the new lock node " + path + " vanished");
               }
-              return new NewNode(path, read.getCzxid(), read.getVersion());
+              return new NewNode(
+                  path, read.getCzxid(), read.getVersion(), read.getEphemeralOwner());
             });
   }
 
@@ -598,12 +615,21 @@ final class ZooKeeperLockStore implements LockStore {
                         if (position.holding()) {
                           if (data.waiting()) {
                             return claim(
-                                request, path, data, node.token(), node.version(), place, round);
+                                request,
+                                path,
+                                data,
+                                node.token(),
+                                node.version(),
+                                node.session(),
+                                place,
+                                round);
                           }
                           if (place != null) {
                             leave(key, place);
                           }
-                          grants.put(key, new Held(path, node.token(), node.version(), data));
+                          grants.put(
+                              key,
+                              new Held(path, node.token(), node.version(), data, node.session()));
                           return granted(node.token(), 1);
                         }
                         if (request.queueKeepAliveMillis() == 0
@@ -616,7 +642,8 @@ final class ZooKeeperLockStore implements LockStore {
                         }
                         if (data.waiting()) {
                           if (place != null) {
-                            place.know(new Held(path, node.token(), node.version(), data));
+                            place.know(
+                                new Held(path, node.token(), node.version(), data, node.session()));
                           }
                           return waitBehind(position, place, request);
                         }
@@ -627,7 +654,12 @@ final class ZooKeeperLockStore implements LockStore {
                                 code -> {
                                   if (code == KeeperException.Code.OK && place != null) {
                                     place.know(
-                                        new Held(path, node.token(), node.version() + 1, marked));
+                                        new Held(
+                                            path,
+                                            node.token(),
+                                            node.version() + 1,
+                                            marked,
+                                            node.session()));
                                   }
                                   return waitBehind(position, place, request);
                                 });
@@ -798,7 +830,7 @@ final class ZooKeeperLockStore implements LockStore {
                 key(grant.name(), grant.holderId()),
                 (key, held) ->
                     held.token() == token && held.path().equals(path)
-                        ? new Held(path, token, version + 1, less)
+                        ? new Held(path, token, version + 1, less, held.session())
                         : held);
           }
           return CompletableFuture.completedFuture(
@@ -905,11 +937,34 @@ final class ZooKeeperLockStore implements LockStore {
     return grantPath(grant).thenApply(found -> found != null);
   }
 
-  /** The session ended: every node this client made is gone with it. */
+  /** The client closes: its session ends, and every node this client made goes with it. */
   void forgetAll() {
     queued.values().forEach(QueuePlace::cancelTimer);
     queued.clear();
     grants.clear();
+  }
+
+  /**
+   * A session ended: the places and grants made in any session but the current one are gone with
+   * their nodes. Those of the current session stay: a waiter or an acquire may have used the new
+   * session before the backend heard that the old one ended, and a late or repeated report of the
+   * old session's end must not drop them (their nodes live on, and a place nobody keeps would hold
+   * the lock's queue for the life of the session).
+   *
+   * @param current the session of the client's handle now, or 0 if it has none yet
+   */
+  void forgetAllBut(long current) {
+    queued
+        .values()
+        .removeIf(
+            place -> {
+              if (place.session == current) {
+                return false;
+              }
+              place.cancelTimer();
+              return true;
+            });
+    grants.values().removeIf(held -> held.session() != current);
   }
 
   /**
@@ -1084,6 +1139,10 @@ final class ZooKeeperLockStore implements LockStore {
     final String digest;
     final String creation;
     final boolean exclusive;
+
+    /** The session of the client's handle when the place's create was sent. */
+    final long session;
+
     private @Nullable String path;
     private Step step = Step.WAITING;
     private long lastAttemptNanos;
@@ -1094,8 +1153,10 @@ final class ZooKeeperLockStore implements LockStore {
     private @Nullable ScheduledFuture<?> timer;
     private @Nullable Held known;
 
-    QueuePlace(String key, String dir, String digest, String creation, boolean exclusive) {
+    QueuePlace(
+        String key, String dir, String digest, String creation, boolean exclusive, long session) {
       this.key = key;
+      this.session = session;
       this.dir = dir;
       this.digest = digest;
       this.creation = creation;

@@ -301,6 +301,90 @@ class ZooKeeperConnectionLossTest {
     }
   }
 
+  @Test
+  void aLateSessionExpiredAnswerDoesNotLoseTheNewSessionsGrant() throws Exception {
+    List<ConnectionState> states = new CopyOnWriteArrayList<>();
+    StaleAnswers stale = new StaleAnswers();
+    CuratorFramework curator = curator(states, null, stale::open, OPERATION_TIMEOUT);
+    Latchkey client = using(curator, OPERATION_TIMEOUT);
+    Lease old = client.lock(NAME).acquire(Duration.ofSeconds(5));
+
+    // A real expiry: the old grant is lost, and the client goes on in a new session.
+    expireOnTheServer(curator.getZookeeperClient().getZooKeeper());
+    await().atMost(Duration.ofSeconds(20)).until(() -> !old.isValid());
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                states.lastIndexOf(ConnectionState.RECONNECTED)
+                    > states.indexOf(ConnectionState.LOST));
+    Lease fresh = client.lock(NAME).acquire(Duration.ofSeconds(10));
+    List<String> heard = LeaseTransitions.of(fresh);
+    String node = children().get(0);
+
+    // A call of the old session answered late with SESSIONEXPIRED: Curator posts LOST although
+    // the new session lives, then a SESSIONMOVED answer makes it post RECONNECTED, which the
+    // backend hears after the LOST (one thread delivers the states in order).
+    int lostBefore = count(states, ConnectionState.LOST);
+    int reconnectedBefore = count(states, ConnectionState.RECONNECTED);
+    stale.answers.add(KeeperException.Code.SESSIONEXPIRED);
+    stale.answers.add(KeeperException.Code.SESSIONMOVED);
+    for (int i = 0; i < 2; i++) {
+      org.junit.jupiter.api.Assertions.assertThrows(
+          BackendUnavailableException.class, () -> client.lock("other").tryLock());
+    }
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                count(states, ConnectionState.LOST) > lostBefore
+                    && count(states, ConnectionState.RECONNECTED) > reconnectedBefore);
+
+    // The grant of the new session is still held, its node still there, and released cleanly.
+    assertThat(heard).doesNotContain("lost");
+    assertThat(fresh.isValid()).isTrue();
+    assertThat(children()).containsExactly(node);
+    fresh.release();
+    await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+  }
+
+  private static int count(List<ConnectionState> states, ConnectionState state) {
+    return (int) states.stream().filter(state::equals).count();
+  }
+
+  /**
+   * Answers the next listings of the directory of the lock "other" with the codes queued in {@link
+   * #answers} instead of their real ones, as late answers of an old session's calls would come.
+   */
+  private static final class StaleAnswers {
+    final java.util.Queue<KeeperException.Code> answers =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    // ZooKeeper's close() may throw InterruptedException; Curator closes it, not this class.
+    @SuppressWarnings("try")
+    ZooKeeper open(String connectString, int sessionTimeout, Watcher watcher) throws IOException {
+      String otherDir = ZooKeeperPaths.lockDir("other");
+      return new ZooKeeper(connectString, sessionTimeout, watcher) {
+        @Override
+        public void getChildren(
+            String path, @Nullable Watcher watch, AsyncCallback.Children2Callback cb, Object ctx) {
+          super.getChildren(
+              path,
+              watch,
+              (rc, at, context, children, stat) -> {
+                KeeperException.Code instead = at.endsWith(otherDir) ? answers.poll() : null;
+                if (instead != null) {
+                  cb.processResult(instead.intValue(), at, context, null, null);
+                } else {
+                  cb.processResult(rc, at, context, children, stat);
+                }
+              },
+              ctx);
+        }
+      };
+    }
+  }
+
   /**
    * Releases a lease through a frozen link, past the release's timeout, then cuts the link: the
    * delete never reached the server, and the session, which survives, keeps the node.
@@ -458,8 +542,13 @@ class ZooKeeperConnectionLossTest {
   private Latchkey losingClient(FreezableTcpProxy proxy, LosingAnswers losing)
       throws InterruptedException {
     return using(
-        curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
+        curator(new CopyOnWriteArrayList<>(), proxy, losing::open, RECONNECTING_OPERATION_TIMEOUT),
         RECONNECTING_OPERATION_TIMEOUT);
+  }
+
+  /** Opens the ZooKeeper handles of a test's Curator client. */
+  private interface ZooKeeperOpener {
+    ZooKeeper open(String connectString, int sessionTimeout, Watcher watcher) throws IOException;
   }
 
   /** A client through the proxy. */
@@ -476,7 +565,7 @@ class ZooKeeperConnectionLossTest {
   private CuratorFramework curator(
       List<ConnectionState> states,
       @Nullable FreezableTcpProxy proxy,
-      @Nullable LosingAnswers losing,
+      @Nullable ZooKeeperOpener opener,
       Duration operationTimeout)
       throws InterruptedException {
     CuratorFrameworkFactory.Builder builder =
@@ -487,10 +576,10 @@ class ZooKeeperConnectionLossTest {
             // As the URI's default: three quarters of the operation timeout.
             .connectionTimeoutMs((int) operationTimeout.toMillis() * 3 / 4)
             .retryPolicy(new RetryNTimes(0, 0));
-    if (losing != null) {
+    if (opener != null) {
       builder.zookeeperFactory(
           (connectString, sessionTimeout, watcher, canBeReadOnly) ->
-              losing.open(connectString, sessionTimeout, watcher));
+              opener.open(connectString, sessionTimeout, watcher));
     }
     CuratorFramework curator = builder.build();
     curators.add(curator);
