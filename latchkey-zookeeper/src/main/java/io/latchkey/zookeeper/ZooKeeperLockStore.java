@@ -171,17 +171,40 @@ final class ZooKeeperLockStore implements LockStore {
   public CompletableFuture<AcquireResult> tryAcquire(LockRequest request) {
     boolean waits = request.queueKeepAliveMillis() > 0;
     CompletableFuture<AcquireResult> answer;
-    if (!waits) {
-      // A try that will not wait fails on a lost connection, as any other call does.
-      answer = attempt(request, 0);
-    } else {
+    if (waits) {
       CompletableFuture<Void> down = gate.whileDown();
       if (down != null) {
         return CompletableFuture.completedFuture(offline(request, down));
       }
+    }
+    QueuePlace leaving = queued.get(key(request.name(), request.owner()));
+    if (leaving != null && leaving.isLeaving()) {
+      // The owner's node that is being deleted goes first: found by a listing, it would pass for
+      // the owner's own (its path may not be known yet).
+      answer = finishLeaving(leaving).thenCompose(done -> tryAcquire(request));
+    } else if (!waits) {
+      // A try that will not wait fails on a lost connection, as any other call does.
+      answer = attempt(request, 0);
+    } else {
       answer = settle(request).thenCompose(settled -> firstAttempt(request));
     }
     return answer.exceptionallyCompose(failure -> afterFailure(request, waits, failure));
+  }
+
+  /**
+   * Deletes a place being left now.
+   *
+   * @return completes when it is gone; fails with CONNECTIONLOSS if its delete must wait for the
+   *     connection
+   */
+  private CompletableFuture<Void> finishLeaving(QueuePlace place) {
+    return deleteLeaving(place)
+        .thenCompose(
+            done ->
+                queued.get(place.key) == place
+                    ? CompletableFuture.failedFuture(
+                        KeeperException.create(KeeperException.Code.CONNECTIONLOSS))
+                    : CompletableFuture.completedFuture(null));
   }
 
   /**
@@ -529,20 +552,52 @@ final class ZooKeeperLockStore implements LockStore {
       enqueue(place, request);
     }
     QueuePlace entered = place;
-    return calls
-        .create(
-            dir + "/" + layout.nodePrefix(digest, exclusive),
-            data.encode(),
-            CreateMode.EPHEMERAL_SEQUENTIAL)
-        .thenCompose(
-            created -> {
-              String path = created.path();
-              if (entered != null && created.ok() && path != null) {
-                entered.located(path);
-              }
-              return tokenOf(created);
-            })
-        .thenCompose(node -> placed(request, dir, digest, data, node, entered, round));
+    CompletableFuture<AcquireResult> answer =
+        calls
+            .create(
+                dir + "/" + layout.nodePrefix(digest, exclusive),
+                data.encode(),
+                CreateMode.EPHEMERAL_SEQUENTIAL)
+            .thenCompose(
+                created -> {
+                  String path = created.path();
+                  if (entered != null && created.ok() && path != null) {
+                    entered.located(path);
+                  }
+                  return tokenOf(created);
+                })
+            .thenCompose(node -> placed(request, dir, digest, data, node, entered, round));
+    if (entered != null) {
+      return answer;
+    }
+    // A try that does not wait keeps no place: if it fails on the connection, its node (created as
+    // a grant whose answer was lost, or one it could not delete after a refusal) is found by its
+    // creation id and deleted once the connection is back.
+    return answer.whenComplete(
+        (result, failure) -> {
+          if (failure != null && ConnectionGate.isConnectionLoss(failure)) {
+            strand(
+                new QueuePlace(
+                    key(request.name(), request.owner()),
+                    dir,
+                    digest,
+                    creation,
+                    exclusive,
+                    sessionId.getAsLong()));
+          }
+        });
+  }
+
+  /**
+   * Hands the node a failed try may have left to the delete that runs once the connection is back.
+   * The node is kept as a place being left, so that the owner's next attempt finishes the delete
+   * before it looks for its node (it would take that node for its own otherwise).
+   */
+  private void strand(QueuePlace place) {
+    place.begin(Step.LEAVING);
+    if (queued.putIfAbsent(place.key, place) == null) {
+      deleteWhenBack(place);
+    }
   }
 
   private record NewNode(String path, long token, int version, long session) {}

@@ -302,6 +302,28 @@ class ZooKeeperConnectionLossTest {
   }
 
   @Test
+  void aTryLockWhoseCreateWasAppliedButNeverAnsweredLeavesNoNodeBehind() throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      Latchkey trier = losingClient(proxy, losing);
+
+      // A try that does not wait: its create is applied as the grant of the free lock, its answer
+      // lost, so the try fails. Its thread never comes back to this lock.
+      losing.creates.set(true);
+      org.junit.jupiter.api.Assertions.assertThrows(
+          BackendUnavailableException.class, () -> trier.lock(NAME).tryLock());
+      assertThat(losing.lost.get()).isEqualTo(1);
+
+      // The trier's client deletes the node once it is connected again; the lock is free.
+      await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+      try (Lease lease = other.lock(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
+  @Test
   void aLateSessionExpiredAnswerDoesNotLoseTheNewSessionsGrant() throws Exception {
     List<ConnectionState> states = new CopyOnWriteArrayList<>();
     StaleAnswers stale = new StaleAnswers();
