@@ -374,7 +374,7 @@ final class ZooKeeperLockStore implements LockStore {
     String path = dir + "/" + mine.name();
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
     QueuePlace waited = queued.get(key);
-    Held known = waited == null ? null : waited.known();
+    Held known = waited == null ? grants.get(key) : waited.known();
     CompletableFuture<@Nullable Held> state =
         known != null && known.path().equals(path) && ownedHereAlone(request.owner())
             ? CompletableFuture.completedFuture(known)
@@ -440,6 +440,8 @@ final class ZooKeeperLockStore implements LockStore {
                         .thenCompose(
                             code -> {
                               if (code != KeeperException.Code.OK) {
+                                // The node changed since this client's last write: read it.
+                                grants.remove(key, read);
                                 return attempt(request, round + 1);
                               }
                               grants.put(
@@ -817,7 +819,8 @@ final class ZooKeeperLockStore implements LockStore {
     if (held != null && held.data().holds(exclusive) > 0) {
       // The node as this client last wrote it: one versioned write or delete, no read.
       LockNodeData less = held.data().plus(exclusive, -1);
-      return change(grant, exclusive, held.path(), held.token(), held.version(), less, 0);
+      return change(
+          grant, exclusive, held.path(), held.token(), held.version(), less, held.session(), 0);
     }
     CompletableFuture<@Nullable String> path =
         held != null ? CompletableFuture.completedFuture(held.path()) : grantPath(grant);
@@ -856,6 +859,7 @@ final class ZooKeeperLockStore implements LockStore {
       long token,
       int version,
       LockNodeData less,
+      long session,
       int round) {
     boolean last = less.exclusive() == 0 && less.shared() == 0;
     // A last release that fails on the connection would leave the node, and the lock held, for
@@ -872,7 +876,14 @@ final class ZooKeeperLockStore implements LockStore {
                     forget(grant, path);
                   }
                 })
-            : calls.write(path, less.encode(), version);
+            : calls
+                .write(path, less.encode(), version)
+                .whenComplete(
+                    (code, failure) -> {
+                      if (failure != null && ConnectionGate.isConnectionLoss(failure)) {
+                        unsure(grant, new Held(path, token, version, less, session));
+                      }
+                    });
     return change.thenCompose(
         code -> {
           if (code == KeeperException.Code.BADVERSION) {
@@ -893,6 +904,28 @@ final class ZooKeeperLockStore implements LockStore {
                   ? ReleaseResult.NOT_HELD
                   : ReleaseResult.released(less.holds(exclusive)));
         });
+  }
+
+  /**
+   * A release of one of several holds failed on the connection: the engine counts that hold off,
+   * and the write may or may not have been applied. The grant is kept here as the release meant to
+   * leave it, at the version it was written at: this client's next change of the node (a release,
+   * or a re-entry) is a write at that version, which the server accepts only if the lost write was
+   * not applied, and which it then applies on top of the hold count the release meant to leave;
+   * else it answers BADVERSION, the node is read, and it holds what the release left. Either way
+   * the hold is taken off exactly once. Only for this client's thread owners (see the class
+   * comment); a token owner's next change reads the node.
+   */
+  private void unsure(GrantRef grant, Held meant) {
+    if (!ownedHereAlone(grant.holderId())) {
+      return;
+    }
+    grants.compute(
+        key(grant.name(), grant.holderId()),
+        (key, held) ->
+            held == null || (held.token() == meant.token() && held.path().equals(meant.path()))
+                ? meant
+                : held);
   }
 
   private CompletableFuture<ReleaseResult> releaseAt(
@@ -922,6 +955,7 @@ final class ZooKeeperLockStore implements LockStore {
                   read.stat().getCzxid(),
                   read.stat().getVersion(),
                   data.plus(exclusive, -1),
+                  read.stat().getEphemeralOwner(),
                   round);
             });
   }

@@ -302,6 +302,82 @@ class ZooKeeperConnectionLossTest {
   }
 
   @Test
+  void aReleaseOfOneOfTwoHoldsThatNeverReachedTheServerLeavesNoHoldBehind() throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      Latchkey holder = proxiedClient(proxy);
+      Lease outer = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      Lease inner = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      String node = children().get(0);
+      assertThat(holds(node)).isEqualTo(2);
+
+      // The release of the inner hold never reaches the server; the engine counts it released.
+      releaseThatNeverArrives(proxy, inner);
+
+      // Once the connection is back, the outer release is the last: the lock must be free.
+      await().atMost(Duration.ofSeconds(20)).until(outer::isValid);
+      outer.release();
+      await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+      try (Lease lease = other.lock(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.fencingToken()).isGreaterThan(outer.fencingToken());
+      }
+    }
+  }
+
+  @Test
+  void aReEntryAfterAReleaseThatNeverReachedTheServerCountsTheHoldsRight() throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      Latchkey holder = proxiedClient(proxy);
+      Lease outer = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      Lease inner = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      releaseThatNeverArrives(proxy, inner);
+      await().atMost(Duration.ofSeconds(20)).until(outer::isValid);
+
+      // The owner comes back (two holds as the engine counts them), then lets go of both.
+      Lease again = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      assertThat(holds(children().get(0))).isEqualTo(2);
+      again.release();
+      outer.release();
+      await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+      try (Lease lease = other.lock(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.fencingToken()).isGreaterThan(outer.fencingToken());
+      }
+    }
+  }
+
+  @Test
+  void aReleaseOfOneOfTwoHoldsAppliedButNeverAnsweredIsNotTakenOffTwice() throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      Latchkey holder = losingClient(proxy, losing);
+      Lease outer = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      Lease inner = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      Lease third = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      String node = children().get(0);
+
+      // The write that takes one hold off is applied, its answer lost.
+      losing.writes.set(true);
+      org.junit.jupiter.api.Assertions.assertThrows(
+          BackendUnavailableException.class, third::release);
+      assertThat(losing.lost.get()).isEqualTo(1);
+      assertThat(holds(node)).isEqualTo(2);
+      await().atMost(Duration.ofSeconds(20)).until(outer::isValid);
+
+      // The next release takes one more off, not two: the lock is still held until the last.
+      inner.release();
+      assertThat(children()).containsExactly(node);
+      assertThat(holds(node)).isEqualTo(1);
+      outer.release();
+      await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+      try (Lease lease = other.lock(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.fencingToken()).isGreaterThan(outer.fencingToken());
+      }
+    }
+  }
+
+  @Test
   void aTryLockWhoseCreateWasAppliedButNeverAnsweredLeavesNoNodeBehind() throws Exception {
     Latchkey other = connect(null);
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
