@@ -543,14 +543,7 @@ final class ZooKeeperLockStore implements LockStore {
     if (request.queueKeepAliveMillis() > 0) {
       // Entered before the create, so that a create whose answer is lost is settled
       // by the next attempt (or deleted by the place's timer) rather than orphaned.
-      place =
-          new QueuePlace(
-              key(request.name(), request.owner()),
-              dir,
-              digest,
-              creation,
-              exclusive,
-              sessionId.getAsLong());
+      place = placeOf(request, dir, digest, creation);
       enqueue(place, request);
     }
     QueuePlace entered = place;
@@ -578,16 +571,20 @@ final class ZooKeeperLockStore implements LockStore {
     return answer.whenComplete(
         (result, failure) -> {
           if (failure != null && ConnectionGate.isConnectionLoss(failure)) {
-            strand(
-                new QueuePlace(
-                    key(request.name(), request.owner()),
-                    dir,
-                    digest,
-                    creation,
-                    exclusive,
-                    sessionId.getAsLong()));
+            strand(placeOf(request, dir, digest, creation));
           }
         });
+  }
+
+  /** The place of the owner's node that is created with this creation id, in this session. */
+  private QueuePlace placeOf(LockRequest request, String dir, String digest, String creation) {
+    return new QueuePlace(
+        key(request.name(), request.owner()),
+        dir,
+        digest,
+        creation,
+        request.mode() == LockMode.EXCLUSIVE,
+        sessionId.getAsLong());
   }
 
   /**
