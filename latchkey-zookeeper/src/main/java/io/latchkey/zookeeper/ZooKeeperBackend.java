@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -186,7 +187,7 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
             calls,
             self,
             this::sessionTimeoutMillis,
-            this::currentSessionId,
+            () -> handleSession().orElse(0),
             context.scheduler(),
             gate,
             stranded,
@@ -329,9 +330,9 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
    * Which session an event concerns. Curator's states carry no session, and they are not only
    * reports of the handle's own: with a client that never retries, every background call that
    * fails with SESSIONEXPIRED makes Curator post LOST, and every one that fails with SESSIONMOVED
-   * makes it post RECONNECTED. The answers of an old session's calls arrive late, after the handle
-   * has a new session, so a session's end comes as a burst of alternating LOST and RECONNECTED,
-   * hundreds long with many calls on the wire. So no event is taken at its word: each is checked
+   * makes it post RECONNECTED. The answers of an old session's calls can arrive after the handle
+   * has a new session, so a session's end can come as a burst of alternating LOST and RECONNECTED,
+   * up to one event per call that was on the wire. So no event is taken at its word: each is checked
    * against the session of the handle now. LOST while the handle still has the session this backend
    * knows is a late answer (a session that really expired makes Curator replace the handle before
    * it posts LOST, and it reports the new handle's session in turn); RECONNECTED with the same
@@ -340,7 +341,10 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
    * the new session already (the gate reads the handle, not these events), so the end of the old
    * one forgets only its own places and grants, and the engine confirms each grant rather than
    * losing them all: a grant of the ended session has no node any more, one of the new session has.
-   * Only when the handle has no session yet is every grant lost at once.
+   * Only when the handle has no session yet is every grant lost at once. When the handle cannot be
+   * had (Curator refuses it while a disconnection outlasts the connection timeout), the event is
+   * not taken as a session change: the handle was not replaced, so its session did not end there,
+   * and a real end is reported again once the handle is replaced.
    */
   private synchronized void sessionChanged(CuratorFramework framework, ConnectionState state) {
     switch (state) {
@@ -351,19 +355,22 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
         }
       }
       case CONNECTED, RECONNECTED -> {
-        long now = currentSessionId();
-        if (now != sessionId) {
-          sessionEnded(now, "the ZooKeeper session expired; a new one began");
+        OptionalLong now = handleSession();
+        if (now.isPresent() && now.getAsLong() != sessionId) {
+          sessionEnded(now.getAsLong(), "the ZooKeeper session expired; a new one began");
         } else if (suspended) {
+          // The same session (or one that cannot be told now): the engine confirms each grant.
           suspended = false;
           context.events().allResumed();
         }
         gate.reopened();
       }
       case LOST -> {
-        long now = currentSessionId();
-        if (now != sessionId) {
-          sessionEnded(now, "the ZooKeeper session was lost");
+        // A handle that cannot be had has been disconnected past Curator's timeouts and was not
+        // replaced, which a session that really expired would have been: not the handle's end.
+        OptionalLong now = handleSession();
+        if (now.isPresent() && now.getAsLong() != sessionId) {
+          sessionEnded(now.getAsLong(), "the ZooKeeper session was lost");
         }
       }
       default -> {}
@@ -389,14 +396,15 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
   }
 
   /**
-   * @return the session of the client's handle now: 0 while it has none (a new handle that has not
-   *     connected yet), or if the handle cannot be had
+   * @return the session of the client's handle now, 0 while it has none (a new handle that has not
+   *     connected yet); empty if Curator does not hand the handle out (it has been disconnected for
+   *     longer than the connection timeout)
    */
-  private long currentSessionId() {
+  private OptionalLong handleSession() {
     try {
-      return client.getZookeeperClient().getZooKeeper().getSessionId();
+      return OptionalLong.of(client.getZookeeperClient().getZooKeeper().getSessionId());
     } catch (Exception e) {
-      return 0;
+      return OptionalLong.empty();
     }
   }
 

@@ -340,12 +340,13 @@ class ZooKeeperConnectionLossTest {
   private void releaseOneOfTwoHoldsThatNeverArrives(boolean reEnter) throws Exception {
     Latchkey other = connect(null);
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
-      Latchkey holder = proxiedClient(proxy);
+      List<ConnectionState> states = new CopyOnWriteArrayList<>();
+      Latchkey holder = using(curator(states, proxy, null, OPERATION_TIMEOUT), OPERATION_TIMEOUT);
       Lease outer = holder.lock(NAME).acquire(Duration.ofSeconds(10));
       Lease inner = holder.lock(NAME).acquire(Duration.ofSeconds(10));
       assertThat(holds(children().get(0))).isEqualTo(2);
       releaseThatNeverArrives(proxy, inner);
-      await().atMost(Duration.ofSeconds(20)).until(outer::isValid);
+      awaitReconnected(states, outer);
       if (reEnter) {
         Lease again = holder.lock(NAME).acquire(Duration.ofSeconds(10));
         assertThat(holds(children().get(0))).as("holds as the engine counts them").isEqualTo(2);
@@ -360,7 +361,11 @@ class ZooKeeperConnectionLossTest {
   void aReleaseOfOneOfTwoHoldsAppliedButNeverAnsweredIsNotTakenOffTwice() throws Exception {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
       LosingAnswers losing = new LosingAnswers(proxy);
-      Latchkey holder = losingClient(proxy, losing);
+      List<ConnectionState> states = new CopyOnWriteArrayList<>();
+      Latchkey holder =
+          using(
+              curator(states, proxy, losing::open, RECONNECTING_OPERATION_TIMEOUT),
+              RECONNECTING_OPERATION_TIMEOUT);
       Lease outer = holder.lock(NAME).acquire(Duration.ofSeconds(10));
       Lease inner = holder.lock(NAME).acquire(Duration.ofSeconds(10));
       Lease third = holder.lock(NAME).acquire(Duration.ofSeconds(10));
@@ -372,7 +377,7 @@ class ZooKeeperConnectionLossTest {
           BackendUnavailableException.class, third::release);
       assertThat(losing.lost.get()).isEqualTo(1);
       assertThat(holds(node)).isEqualTo(2);
-      await().atMost(Duration.ofSeconds(20)).until(outer::isValid);
+      awaitReconnected(states, outer);
 
       // The next release takes one more off, not two: the lock is still held until the last.
       inner.release();
@@ -428,6 +433,20 @@ class ZooKeeperConnectionLossTest {
     assertThat(children()).containsExactly(node);
     fresh.release();
     await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+  }
+
+  /**
+   * Waits until a client whose connection was cut is connected again (the cut suspends it at once)
+   * and its lease is valid again.
+   */
+  private static void awaitReconnected(List<ConnectionState> states, Lease held) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                states.lastIndexOf(ConnectionState.RECONNECTED)
+                    > states.lastIndexOf(ConnectionState.SUSPENDED));
+    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
   }
 
   /** The lock's node goes, and another client gets the lock after {@code last}. */
