@@ -56,6 +56,7 @@ final class AdvisoryHolds implements HoldKeeper {
   private final String prefix;
   private final String clientId;
   private final String keysTable;
+  private final String holdersTable;
   private final Set<String> verified = ConcurrentHashMap.newKeySet();
   private volatile @Nullable String database;
 
@@ -69,6 +70,7 @@ final class AdvisoryHolds implements HoldKeeper {
     this.prefix = prefix;
     this.clientId = clientId;
     this.keysTable = prefix + "advisory_keys";
+    this.holdersTable = prefix + "holders";
   }
 
   /** What each pinned connection of a client calls itself (PostgreSQL's application_name). */
@@ -160,7 +162,7 @@ final class AdvisoryHolds implements HoldKeeper {
     String resourceKey = lock.resource.key;
     if (dialect == SqlDialect.POSTGRESQL) {
       long key = postgresKey(resourceKey);
-      verify(connection, key, lock);
+      verify(connection, key, resourceKey, lock.resource.name);
       return queryBoolean(
           connection,
           mode == LockMode.SHARED
@@ -277,8 +279,8 @@ final class AdvisoryHolds implements HoldKeeper {
    * Claims the key for the lock's resource, or finds it claimed by the same resource; a key that
    * another resource claimed first is a collision, refused.
    */
-  private void verify(Connection connection, long key, LockRecord lock) throws SQLException {
-    String resourceKey = lock.resource.key;
+  private void verify(Connection connection, long key, String resourceKey, String name)
+      throws SQLException {
     if (verified.contains(resourceKey)) {
       return;
     }
@@ -289,7 +291,7 @@ final class AdvisoryHolds implements HoldKeeper {
                 + " (lock_key, res_key, name) VALUES (?, ?, ?) ON CONFLICT (lock_key) DO NOTHING")) {
       claim.setLong(1, key);
       claim.setString(2, resourceKey);
-      claim.setString(3, lock.resource.name);
+      claim.setString(3, name);
       claim.executeUpdate();
     }
     try (PreparedStatement select =
@@ -301,7 +303,7 @@ final class AdvisoryHolds implements HoldKeeper {
         if (!resourceKey.equals(rs.getString(1))) {
           throw new IllegalArgumentException(
               "the lock name '"
-                  + lock.resource.name
+                  + name
                   + "' hashes to the same PostgreSQL advisory key ("
                   + key
                   + ") as the lock '"
@@ -315,6 +317,86 @@ final class AdvisoryHolds implements HoldKeeper {
       verified.clear();
     }
     verified.add(resourceKey);
+  }
+
+  /**
+   * PostgreSQL: the advisory lock taken and given back inside {@link UncontendedPath}'s statements
+   * ({@code pg_try_advisory_lock(k)} only when the lock has no holder row, so that this connection
+   * held no lock on {@code k} before). MariaDB: none ({@code GET_LOCK} runs in the general path).
+   */
+  @Override
+  public HoldKeeper.@Nullable InlineHold inlineHold(SqlDialect ignored) {
+    if (dialect != SqlDialect.POSTGRESQL) {
+      return null;
+    }
+    return new HoldKeeper.InlineHold() {
+      @Override
+      public String take(LockMode mode) {
+        return mode == LockMode.SHARED
+            ? "pg_try_advisory_lock_shared(?)"
+            : "pg_try_advisory_lock(?)";
+      }
+
+      @Override
+      public String give(LockMode mode) {
+        return mode == LockMode.SHARED ? "pg_advisory_unlock_shared(?)" : "pg_advisory_unlock(?)";
+      }
+
+      @Override
+      public String holderAlive() {
+        // Only this client's connection can give an advisory lock back; another client's holder
+        // (a release by an owner token from another process) takes the general path.
+        return "client_id = ?";
+      }
+
+      @Override
+      public void prepare(Connection connection, String resourceKey, String name)
+          throws SQLException {
+        verify(connection, postgresKey(resourceKey), resourceKey, name);
+      }
+
+      @Override
+      public int bindHold(PreparedStatement statement, int index, String resourceKey)
+          throws SQLException {
+        statement.setLong(index, postgresKey(resourceKey));
+        return index + 1;
+      }
+
+      @Override
+      public int bindAlive(PreparedStatement statement, int index) throws SQLException {
+        statement.setString(index, clientId);
+        return index + 1;
+      }
+
+      @Override
+      public void undoTake(Connection connection, String resourceKey, LockMode mode)
+          throws SQLException {
+        // This connection held no lock on the key before the statement (the lock had no holder
+        // row, and this client's holds all have one), and holds one now only if the statement
+        // took it; this client's operations take turns on the connection, so no holder row of
+        // this client can have appeared since.
+        long key = postgresKey(resourceKey);
+        try (PreparedStatement undo =
+            connection.prepareStatement(
+                "SELECT "
+                    + give(mode)
+                    + " FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted"
+                    + " AND l.objsubid = 1 AND l.pid = pg_backend_pid() AND l.mode = ?"
+                    + " AND l.database = (SELECT oid FROM pg_database WHERE datname ="
+                    + " current_database()) AND l.classid::bigint = ? AND l.objid::bigint = ?"
+                    + " AND NOT EXISTS (SELECT 1 FROM "
+                    + holdersTable
+                    + " WHERE res_key = ? AND client_id = ?)")) {
+          undo.setLong(1, key);
+          undo.setString(2, mode == LockMode.SHARED ? "ShareLock" : "ExclusiveLock");
+          undo.setLong(3, key >>> 32);
+          undo.setLong(4, key & 0xFFFF_FFFFL);
+          undo.setString(5, resourceKey);
+          undo.setString(6, clientId);
+          undo.executeQuery().close();
+        }
+      }
+    };
   }
 
   long postgresKey(String resourceKey) {

@@ -100,7 +100,8 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
         context.scheduler());
     this.pool = pool;
     this.binding = binding;
-    Sql sql = new Sql(poolTransactions.schema(), settings.dialect());
+    Sql sql =
+        new Sql(poolTransactions.schema(), settings.dialect(), poolTransactions.multiStatements());
     Transactions operations = binding.operations();
     this.locks =
         new TableLockStore(
@@ -198,6 +199,11 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
     PinnedSession session =
         new PinnedSession(
             connections,
+            dialect == SqlDialect.POSTGRESQL
+                ? PinnedSession.POSTGRES
+                : PinnedSession.CHECK_EACH_TIME,
+            // pgjdbc switches autocommit without a round trip, and its teardown must commit.
+            dialect != SqlDialect.POSTGRESQL,
             connection -> {
               if (dialect == SqlDialect.POSTGRESQL) {
                 try (PreparedStatement name =

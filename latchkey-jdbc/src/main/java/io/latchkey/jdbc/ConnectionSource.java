@@ -29,6 +29,16 @@ interface ConnectionSource extends AutoCloseable {
     return OptionalInt.empty();
   }
 
+  /**
+   * @param e the failure of an operation on one of this source's connections
+   * @return true if everything the operation may have done is undone by that failure, so that it
+   *     may run again (on another connection); false by default: after a connection error nobody
+   *     knows whether a commit happened (ADR 0007)
+   */
+  default boolean endedBeforeItsAnswer(SQLException e) {
+    return false;
+  }
+
   /** Closes what the source owns; a user's data source is left alone. */
   @Override
   void close();

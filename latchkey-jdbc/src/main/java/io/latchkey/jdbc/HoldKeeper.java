@@ -3,9 +3,11 @@ package io.latchkey.jdbc;
 import io.latchkey.LockMode;
 import io.latchkey.spi.GrantRef;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What keeps a lock's holds alive besides its holder rows, consulted by {@link TableLockStore}
@@ -36,6 +38,27 @@ interface HoldKeeper {
 
         @Override
         public void evict(Connection connection, LockRecord lock, LockRecord.Holder holder) {}
+
+        @Override
+        public InlineHold inlineHold(SqlDialect dialect) {
+          return new InlineHold() {
+            @Override
+            public String take(LockMode mode) {
+              return "TRUE";
+            }
+
+            @Override
+            public String give(LockMode mode) {
+              return "TRUE";
+            }
+
+            @Override
+            public String holderAlive() {
+              // A holder whose lease ran out is gone (the general path's purge would drop it).
+              return "expires_at > " + dialect.nowMillis();
+            }
+          };
+        }
       };
 
   /**
@@ -68,6 +91,75 @@ interface HoldKeeper {
    * @param holder the holder, of any client
    */
   void evict(Connection connection, LockRecord lock, LockRecord.Holder holder) throws SQLException;
+
+  /**
+   * How this keeper takes and gives back a hold inside one statement, for {@link UncontendedPath}'s
+   * one-round-trip first hold and last release on PostgreSQL; null where it cannot (the general
+   * path then runs alone).
+   *
+   * @param dialect the database
+   */
+  default @Nullable InlineHold inlineHold(SqlDialect dialect) {
+    return null;
+  }
+
+  /**
+   * A keeper's hold as SQL: expressions that {@link UncontendedPath} puts into its statements, and
+   * what binds their parameters. The store guarantees that {@link #take} runs only when the lock
+   * has no holder row at all, and {@link #give} only for this client's holder whose last hold in
+   * the mode it deletes.
+   */
+  interface InlineHold {
+    /**
+     * @return a boolean SQL expression that takes the hold in {@code mode} (true if taken)
+     */
+    String take(LockMode mode);
+
+    /**
+     * @return an SQL expression that gives back the hold in {@code mode}, evaluated once for the
+     *     deleted holder row
+     */
+    String give(LockMode mode);
+
+    /**
+     * @return an SQL condition on a holder row (columns unqualified) that holds while the holder is
+     *     alive and may be released by this client
+     */
+    String holderAlive();
+
+    /**
+     * Checks what must be checked before {@link #take} may run for the lock (its key), once per
+     * statement that takes or gives.
+     */
+    default void prepare(Connection connection, String resourceKey, String name)
+        throws SQLException {}
+
+    /**
+     * Binds the parameters of {@link #take} or {@link #give}.
+     *
+     * @return the next parameter index
+     */
+    default int bindHold(PreparedStatement statement, int index, String resourceKey)
+        throws SQLException {
+      return index;
+    }
+
+    /**
+     * Binds the parameters of {@link #holderAlive}.
+     *
+     * @return the next parameter index
+     */
+    default int bindAlive(PreparedStatement statement, int index) throws SQLException {
+      return index;
+    }
+
+    /**
+     * Called after a statement that may have run {@link #take} failed and its transaction rolled
+     * back: gives back what {@link #take} may have held, if it did.
+     */
+    default void undoTake(Connection connection, String resourceKey, LockMode mode)
+        throws SQLException {}
+  }
 
   /**
    * Called once an acquire's transaction is over, committed or not: what {@link #take} held for it

@@ -85,8 +85,9 @@ public final class JdbcBackendProvider implements BackendProvider {
   }
 
   /**
-   * Bounds connecting by the operation timeout, unless the URL says otherwise, and names the
-   * application for the database's views of its sessions.
+   * Bounds connecting by the operation timeout, unless the URL says otherwise, names the
+   * application for the database's views of its sessions, and on MariaDB/MySQL lets a text carry
+   * several statements ({@code allowMultiQueries}).
    */
   private static void defaultTimeouts(
       SqlDialect dialect, String url, Properties properties, BackendContext context) {
@@ -114,6 +115,11 @@ public final class JdbcBackendProvider implements BackendProvider {
       case MARIADB -> {
         if (!lower.contains("connecttimeout=")) {
           properties.setProperty("connectTimeout", String.valueOf(millis));
+        }
+        if (!lower.contains("allowmultiqueries=")) {
+          // Several statements in one text, one round trip (Writes, Sql.lockAndLoad); only on
+          // the connections latchkey makes and uses itself. A URL that says otherwise is obeyed.
+          properties.setProperty("allowMultiQueries", "true");
         }
       }
       case H2 -> {

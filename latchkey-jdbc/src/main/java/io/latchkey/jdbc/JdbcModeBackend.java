@@ -35,7 +35,7 @@ abstract class JdbcModeBackend implements LatchkeyBackend {
       ScheduledExecutorService scheduler) {
     this.settings = settings;
     this.features = features;
-    Sql sql = new Sql(transactions.schema(), settings.dialect());
+    Sql sql = new Sql(transactions.schema(), settings.dialect(), transactions.multiStatements());
     this.wakeups = new JdbcWakeups(settings, listenerConnections, transactions, sql, scheduler);
     this.fences = new TableFenceStore(transactions, sql);
   }

@@ -54,8 +54,8 @@ final class LockRecord {
 
   /**
    * Locks the lock's resource row until the transaction ends (creating it first if asked) and loads
-   * the record: on PostgreSQL in one round trip ({@link Sql#lockAndLoad}), elsewhere with {@link
-   * ResourceRow#lock} and {@link #load}.
+   * the record: in one round trip where the driver sends texts of several statements ({@link
+   * Sql#lockAndLoad}), elsewhere with {@link ResourceRow#lock} and {@link #load}.
    *
    * @return the record, or null if the resource row does not exist and {@code create} is false
    */
@@ -258,7 +258,7 @@ final class LockRecord {
    * statements and then runs them.
    */
   Writes writes(Sql sql) {
-    Writes writes = new Writes(sql.dialect);
+    Writes writes = sql.writes();
     String key = resource.key;
     for (String owner : removedHolders) {
       writes.add(sql.deleteHolder, key, ResourceKeys.holder(owner));

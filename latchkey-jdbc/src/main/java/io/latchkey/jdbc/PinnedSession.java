@@ -4,8 +4,10 @@ import io.latchkey.spi.GrantEvents;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,17 +30,62 @@ final class PinnedSession implements ConnectionSource {
     void prepare(Connection connection) throws SQLException;
   }
 
+  /**
+   * How a database tells that it ended the pinned connection's session.
+   *
+   * @param trustsRecentAnswers whether a connection that answered recently may skip the check
+   *     before an operation: an end while it was idle then shows as {@code endedByServer} on that
+   *     operation
+   * @param endedByServer whether the failure of an operation on the connection says that the server
+   *     ended the session (its every lock with it)
+   */
+  record SessionEnd(boolean trustsRecentAnswers, Predicate<SQLException> endedByServer) {}
+
+  /** MariaDB/MySQL: checked before every operation (a ping); an end is a connection error. */
+  static final SessionEnd CHECK_EACH_TIME = new SessionEnd(false, e -> false);
+
+  /**
+   * PostgreSQL: a session ended by {@code pg_terminate_backend}, a shutdown, a crash of another
+   * backend or its idle timeout sends its {@code FATAL} error (admin_shutdown 57P01, crash_shutdown
+   * 57P02, cannot_connect_now 57P03, idle_session_timeout 57P05) before it closes, and that error
+   * is the answer the next operation reads. (57P04, database_dropped, is left alone: nothing to run
+   * again on.)
+   */
+  static final SessionEnd POSTGRES = new SessionEnd(true, PinnedSession::endedByPostgres);
+
+  private static boolean endedByPostgres(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("57P0")
+          && !sql.getSQLState().equals("57P04")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private final PostgresWakeups.Opener opener;
+  private final SessionEnd sessionEnd;
+  private final boolean autoCommitOff;
   private final Setup setup;
   private final Setup teardown;
   private final GrantEvents events;
   private final String description;
   private final ReentrantLock lent = new ReentrantLock();
   private @Nullable Connection connection;
+
+  /** When the connection last answered an operation in full ({@link System#nanoTime()}). */
+  private long answeredAt;
+
   private volatile boolean closed;
 
   /**
    * @param opener opens a new connection
+   * @param sessionEnd how the database tells that it ended the session
+   * @param autoCommitOff whether the connection is kept in read committed with autocommit off
+   *     between operations, so that {@link Transactions} switches nothing per operation (MariaDB's
+   *     driver sends each switch to the server: four round trips per operation otherwise)
    * @param setup prepares a new connection before any operation
    * @param teardown runs before the connection is closed with the backend (a pooled connection
    *     lives on)
@@ -47,11 +94,15 @@ final class PinnedSession implements ConnectionSource {
    */
   PinnedSession(
       PostgresWakeups.Opener opener,
+      SessionEnd sessionEnd,
+      boolean autoCommitOff,
       Setup setup,
       Setup teardown,
       GrantEvents events,
       String description) {
     this.opener = opener;
+    this.sessionEnd = sessionEnd;
+    this.autoCommitOff = autoCommitOff;
     this.setup = setup;
     this.teardown = teardown;
     this.events = events;
@@ -76,7 +127,9 @@ final class PinnedSession implements ConnectionSource {
       Connection current = connection;
       int secondsLeft =
           (int) Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadlineNanos - System.nanoTime()));
-      if (current != null && !isValid(current, secondsLeft)) {
+      if (current != null
+          && !(sessionEnd.trustsRecentAnswers() && answeredRecently())
+          && !isValid(current, secondsLeft)) {
         // Killed while idle (an operator, or another client's eviction): every hold on it is
         // gone, and an operation on it would fail with an error that leaves its outcome unknown.
         drop("it was found closed before an operation");
@@ -87,6 +140,10 @@ final class PinnedSession implements ConnectionSource {
         try {
           current.setAutoCommit(true);
           setup.prepare(current);
+          if (autoCommitOff) {
+            current.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            current.setAutoCommit(false);
+          }
         } catch (SQLException | RuntimeException e) {
           abortQuietly(current);
           throw e;
@@ -100,15 +157,53 @@ final class PinnedSession implements ConnectionSource {
     }
   }
 
+  /**
+   * Whether the connection answered an operation less than the liveness check's period ago: then,
+   * where {@link SessionEnd#trustsRecentAnswers}, it is not checked with a round trip before the
+   * next operation (a round trip costs as much as an uncontended operation), as HikariCP skips its
+   * check of a connection used within the last 500 ms. A session that the server ended meanwhile
+   * answers that operation with its end, and {@link #endedBeforeItsAnswer} lets the operation run
+   * again on a new connection; a connection that broke silently (a network) fails the operation
+   * with a connection error, as a break during an operation does. Either way the connection is
+   * dropped and its grants reported lost.
+   */
+  private boolean answeredRecently() {
+    return System.nanoTime() - answeredAt
+        < TimeUnit.MILLISECONDS.toNanos(ConnectionBoundBackend.CHECK_MILLIS);
+  }
+
+  @Override
+  public OptionalInt isolation() {
+    return autoCommitOff
+        ? OptionalInt.of(Connection.TRANSACTION_READ_COMMITTED)
+        : OptionalInt.empty();
+  }
+
   @Override
   public void giveBack(Connection returned, boolean broken) {
     try {
       if (broken && returned == connection) {
         drop("an operation on it failed with a connection error");
+      } else if (!broken && returned == connection) {
+        answeredAt = System.nanoTime();
       }
     } finally {
       lent.unlock();
     }
+  }
+
+  /**
+   * An operation that failed because the server ended the session may run again, once more, on a
+   * new connection: whatever it did died with the session (the advisory locks with the session
+   * itself, the holder rows of this client deleted by the new connection's setup before anything
+   * runs on it), as did every grant of the client, which {@link #giveBack} has reported lost. So an
+   * acquire asks afresh, and a release finds its holder gone (the engine reports the lease lost),
+   * as if the session had ended before the operation was sent, which is what an end while the
+   * connection was idle is.
+   */
+  @Override
+  public boolean endedBeforeItsAnswer(SQLException e) {
+    return sessionEnd.endedByServer().test(e);
   }
 
   /**
@@ -162,6 +257,9 @@ final class PinnedSession implements ConnectionSource {
       connection = null;
       if (current != null) {
         try {
+          if (autoCommitOff) {
+            current.setAutoCommit(true);
+          }
           teardown.prepare(current);
         } catch (SQLException | RuntimeException e) {
           LOG.debug("giving back the advisory locks before closing failed", e);

@@ -125,7 +125,7 @@ final class ResourceRow {
 
   /** Writes the row's fields back, if any changed. */
   void save(Connection connection, Sql sql) throws SQLException {
-    Writes writes = new Writes(sql.dialect);
+    Writes writes = sql.writes();
     write(writes, sql);
     writes.run(connection);
   }

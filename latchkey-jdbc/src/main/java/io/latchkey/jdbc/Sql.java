@@ -1,6 +1,7 @@
 package io.latchkey.jdbc;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -13,16 +14,25 @@ import org.jspecify.annotations.Nullable;
  */
 final class Sql {
   final SqlDialect dialect;
+
+  /**
+   * Whether the driver sends several statements in one text, each answered in order, in one round
+   * trip: always on PostgreSQL, on MariaDB/MySQL where the connection allows it ({@link
+   * #multiStatementsAllowed}), never on H2.
+   */
+  final boolean multiStatements;
+
   final String now;
   final String lockResource;
 
   /**
-   * PostgreSQL: {@link #lockResource} and then one read of the holder and queue rows, in one text
-   * that pgjdbc sends in one round trip; null on the other databases. The read sees the rows as of
-   * after the row lock: each statement of the text takes its own snapshot when it starts, after the
-   * one before it ended (READ COMMITTED). One statement that also locked would not: its snapshot is
-   * taken before it waits for the lock, and a transaction it waited for would be missed. The read's
-   * rows are the holders (first column 'H', by token) and then the queue ('Q', by arrival).
+   * {@link #lockResource} and then one read of the holder and queue rows, in one text that the
+   * driver sends in one round trip; null where texts of several statements are not sent ({@link
+   * #multiStatements}). The read sees the rows as of after the row lock: each statement of the text
+   * takes its own snapshot when it starts, after the one before it ended (READ COMMITTED). One
+   * statement that also locked would not: its snapshot is taken before it waits for the lock, and a
+   * transaction it waited for would be missed. The read's rows are the holders (first column 'H',
+   * by token) and then the queue ('Q', by arrival).
    */
   final @Nullable String lockAndLoad;
 
@@ -51,9 +61,16 @@ final class Sql {
   private final String holdersTable;
   final TableSchema schema;
 
-  Sql(TableSchema schema, SqlDialect dialect) {
+  /**
+   * @param schema the tables
+   * @param dialect the database
+   * @param multiStatements whether the connections send texts of several statements ({@link
+   *     #multiStatementsAllowed}); ignored on H2
+   */
+  Sql(TableSchema schema, SqlDialect dialect, boolean multiStatements) {
     this.schema = schema;
     this.dialect = dialect;
+    this.multiStatements = multiStatements && dialect != SqlDialect.H2;
     String r = schema.resources();
     String h = schema.holders();
     String q = schema.queue();
@@ -142,13 +159,14 @@ final class Sql {
         "SELECT holder_id, expires_at, token FROM " + h + " WHERE res_key = ? AND expires_at > ?";
     deleteExpiredHolders = "DELETE FROM " + h + " WHERE res_key = ? AND expires_at <= ?";
     lockAndLoad =
-        dialect == SqlDialect.POSTGRESQL
+        this.multiStatements
             ? lockResource
                 + "; SELECT 'H', holder_id, client_id, shared_holds, exclusive_holds, expires_at,"
                 + " token FROM "
                 + h
-                + " WHERE res_key = ? UNION ALL SELECT 'Q', owner, CAST(mode AS VARCHAR(255)), 0,"
-                + " 0, deadline, arrival FROM "
+                + " WHERE res_key = ? UNION ALL SELECT 'Q', owner, CAST(mode AS "
+                + (dialect == SqlDialect.POSTGRESQL ? "VARCHAR" : "CHAR")
+                + "(255)), 0, 0, deadline, arrival FROM "
                 + q
                 + " WHERE res_key = ? ORDER BY 1, 7"
             : null;
@@ -197,6 +215,49 @@ final class Sql {
 
   private static String rowValues(int rows) {
     return String.join(", ", java.util.Collections.nCopies(rows, "(?, ?, ?)"));
+  }
+
+  /** A new, empty set of writes for one operation. */
+  Writes writes() {
+    return new Writes(dialect, multiStatements);
+  }
+
+  /**
+   * Whether the connection's driver sends a text of several statements with bound parameters, and
+   * answers each in order: asked once per backend, of its first connection, by sending one such
+   * text. PostgreSQL's driver always does, H2's never does; MariaDB Connector/J (and MySQL's) only
+   * with {@code allowMultiQueries=true}, which latchkey sets on the connections it makes itself
+   * (JdbcBackendProvider) but a user's data source may not have. Without it, the server refuses the
+   * text as a syntax error (SQLSTATE class 42) and nothing ran; any other failure is thrown.
+   */
+  static boolean multiStatementsAllowed(Connection connection, SqlDialect dialect)
+      throws SQLException {
+    if (dialect != SqlDialect.MARIADB) {
+      return dialect == SqlDialect.POSTGRESQL;
+    }
+    try (PreparedStatement probe =
+        connection.prepareStatement("SELECT ? FROM DUAL; SELECT ? FROM DUAL")) {
+      probe.setInt(1, 1);
+      probe.setInt(2, 2);
+      probe.execute();
+      try (ResultSet first = probe.getResultSet()) {
+        if (first == null || !first.next() || first.getInt(1) != 1) {
+          return false;
+        }
+      }
+      if (!probe.getMoreResults()) {
+        return false;
+      }
+      try (ResultSet second = probe.getResultSet()) {
+        return second.next() && second.getInt(1) == 2;
+      }
+    } catch (SQLException e) {
+      String state = e.getSQLState();
+      if (state != null && state.startsWith("42")) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   /** The database's time, in milliseconds since the epoch. */

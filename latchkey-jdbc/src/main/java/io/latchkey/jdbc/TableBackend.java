@@ -57,7 +57,7 @@ final class TableBackend extends JdbcModeBackend {
         transactions,
         context.scheduler());
     this.connections = connections;
-    Sql sql = new Sql(transactions.schema(), settings.dialect());
+    Sql sql = new Sql(transactions.schema(), settings.dialect(), transactions.multiStatements());
     WakeupPublisher publisher = wakeups.publisher();
     String clientId = context.clientId();
     this.locks = new TableLockStore(transactions, sql, publisher, clientId);
@@ -128,6 +128,7 @@ final class TableBackend extends JdbcModeBackend {
               schema.create(connection);
             }
             schema.check(connection);
+            transactions.learnMultiStatements(connection);
             return Boolean.TRUE;
           },
           System.nanoTime() + openTimeout(settings, context).toNanos());

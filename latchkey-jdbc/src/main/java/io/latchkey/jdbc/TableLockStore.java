@@ -14,15 +14,19 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Lock records in the lease table. Each operation is one transaction: lock the name's resource row
- * ({@code SELECT ... FOR UPDATE}, which also reads the database's clock), load the holder and queue
- * rows, apply the grant rules of {@link LockRequest} and {@link LockStore} in memory, write back
- * the rows that changed and send the wake-ups, commit. The rules are those of the in-memory
- * reference backend, statement for statement, so that the kit holds both to one behaviour.
+ * Lock records in the lease table. On PostgreSQL, a free lock's first hold and an uncontended last
+ * release take {@link UncontendedPath} first: one round trip, decided by the database. Otherwise
+ * each operation is one transaction: lock the name's resource row ({@code SELECT ... FOR UPDATE},
+ * which also reads the database's clock), load the holder and queue rows, apply the grant rules of
+ * {@link LockRequest} and {@link LockStore} in memory, write back the rows that changed and send
+ * the wake-ups, commit. The rules are those of the in-memory reference backend, statement for
+ * statement, so that the kit holds both to one behaviour.
  */
 final class TableLockStore implements LockStore {
   private final Transactions transactions;
@@ -30,6 +34,16 @@ final class TableLockStore implements LockStore {
   private final WakeupPublisher wakeups;
   private final String clientId;
   private final HoldKeeper keeper;
+  private final @Nullable UncontendedPath uncontended;
+
+  /**
+   * Keys of the locks whose last operation here found the uncontended path closed and waiters
+   * queued: it is not tried for them (it would find the same, a round trip for nothing) until an
+   * operation of the general path leaves nobody queued. Only a hint: both paths decide by the rows.
+   */
+  private final Set<String> contended = ConcurrentHashMap.newKeySet();
+
+  private static final int CONTENDED_KEYS = 10_000;
 
   TableLockStore(Transactions transactions, Sql sql, WakeupPublisher wakeups, String clientId) {
     this(transactions, sql, wakeups, clientId, HoldKeeper.LEASES);
@@ -46,13 +60,25 @@ final class TableLockStore implements LockStore {
     this.wakeups = wakeups;
     this.clientId = clientId;
     this.keeper = keeper;
+    this.uncontended = UncontendedPath.of(sql, keeper);
   }
 
   @Override
   public CompletionStage<AcquireResult> tryAcquire(LockRequest request) {
     String resourceKey = ResourceKeys.resource(ResourceType.LOCK, request.name());
     return transactions
-        .submit("acquire of lock '" + request.name() + "'", c -> acquire(c, request))
+        .submit(
+            "acquire of lock '" + request.name() + "'",
+            c -> {
+              if (uncontended != null && !contended.contains(resourceKey)) {
+                AcquireResult granted = uncontended.acquire(c, request, clientId);
+                if (granted != null) {
+                  return granted;
+                }
+                markContended(resourceKey);
+              }
+              return acquire(c, request);
+            })
         .whenComplete(
             (result, failure) ->
                 keeper.settled(
@@ -71,6 +97,7 @@ final class TableLockStore implements LockStore {
     }
     try {
       finish(connection, lock, wake);
+      noteQueue(lock);
     } catch (SQLException | RuntimeException e) {
       if (result.isGranted() && firstInMode) {
         // The rows roll back; the hold the keeper took does not by itself. (PostgreSQL runs
@@ -227,6 +254,13 @@ final class TableLockStore implements LockStore {
     return transactions.submit(
         "release of lock '" + grant.name() + "'",
         c -> {
+          String resourceKey = ResourceKeys.resource(ResourceType.LOCK, grant.name());
+          if (uncontended != null && !contended.contains(resourceKey)) {
+            if (uncontended.release(c, grant, mode)) {
+              return ReleaseResult.released(0);
+            }
+            markContended(resourceKey);
+          }
           LockRecord lock = loadExisting(c, grant.name());
           if (lock == null) {
             return ReleaseResult.NOT_HELD;
@@ -249,6 +283,7 @@ final class TableLockStore implements LockStore {
             wakeWaiters(lock, mode, wake);
           }
           finish(c, lock, wake);
+          noteQueue(lock);
           return ReleaseResult.released(remaining);
         });
   }
@@ -338,6 +373,20 @@ final class TableLockStore implements LockStore {
   private @Nullable LockRecord loadExisting(Connection connection, String name)
       throws SQLException {
     return LockRecord.lockAndLoad(connection, sql, name, false);
+  }
+
+  private void markContended(String resourceKey) {
+    if (contended.size() >= CONTENDED_KEYS) {
+      contended.clear();
+    }
+    contended.add(resourceKey);
+  }
+
+  /** After the general path: the uncontended path is tried again once nobody is queued. */
+  private void noteQueue(LockRecord lock) {
+    if (uncontended != null && lock.queue.isEmpty()) {
+      contended.remove(lock.resource.key);
+    }
   }
 
   /** Writes what changed and sends the wake-ups: the operation's last statements. */

@@ -58,6 +58,7 @@ final class Transactions {
 
   private final ConnectionSource connections;
   private volatile int sourceIsolation = UNKNOWN_ISOLATION;
+  private volatile boolean multiStatements;
   private final SqlDialect dialect;
   private final TableSchema schema;
   private final long timeoutNanos;
@@ -78,6 +79,22 @@ final class Transactions {
 
   SqlDialect dialect() {
     return dialect;
+  }
+
+  /**
+   * Asks a connection of the source whether it sends texts of several statements ({@link
+   * Sql#multiStatementsAllowed}); called once, when the backend opens, inside that transaction.
+   */
+  void learnMultiStatements(Connection connection) throws SQLException {
+    multiStatements = Sql.multiStatementsAllowed(connection, dialect);
+  }
+
+  /**
+   * @return whether the source's connections send texts of several statements, as {@link
+   *     #learnMultiStatements} found (false before it ran)
+   */
+  boolean multiStatements() {
+    return multiStatements;
   }
 
   TableSchema schema() {
@@ -127,6 +144,7 @@ final class Transactions {
 
   /** Runs the work on the calling thread (for opening, closing and tests). */
   <T> T runUntil(String operation, Work<T> work, long deadlineNanos) {
+    boolean endedBefore = false;
     for (int attempt = 1; ; attempt++) {
       if (deadlineNanos - System.nanoTime() <= 0) {
         throw new CompletionException(
@@ -141,6 +159,11 @@ final class Transactions {
         }
         if (e instanceof SQLTimeoutException timedOut) {
           throw new CompletionException(ranOutOfTime(timedOut));
+        }
+        if (connections.endedBeforeItsAnswer(e) && !endedBefore) {
+          // Once: a second end in a row is the database going away.
+          endedBefore = true;
+          continue;
         }
         if (!dialect.isRetryable(e)) {
           throw new CompletionException(e);

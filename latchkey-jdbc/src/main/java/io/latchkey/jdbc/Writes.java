@@ -13,18 +13,27 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The writes of one operation, gathered so that PostgreSQL gets them in one round trip: pgjdbc
- * sends the statements of one multi-statement text together and waits for the answers once. On the
- * other databases each runs as a statement of its own, in order, as before (their drivers send
- * several statements in one text only if the URL allows it).
+ * The writes of one operation, gathered so that they go in one round trip where the driver sends
+ * the statements of one multi-statement text together and waits for the answers once ({@link
+ * Sql#multiStatements}: PostgreSQL, and MariaDB/MySQL with {@code allowMultiQueries}). Elsewhere
+ * each runs as a statement of its own, in order.
+ *
+ * <p>In a text, the statements run in order and the first that fails stops the rest: the ones
+ * before it ran inside the transaction, which the caller then rolls back, as when they ran one by
+ * one. Every statement's answer is read, in order, before the text counts as done, so that a
+ * failure of any of them (MariaDB's driver may report a later statement's only when its answer is
+ * read) is the text's failure.
  */
 final class Writes {
   private final SqlDialect dialect;
+  private final boolean multiStatements;
   private final List<String> statements = new ArrayList<>();
   private final List<Object[]> parameters = new ArrayList<>();
 
-  Writes(SqlDialect dialect) {
+  /** Use {@link Sql#writes()}. */
+  Writes(SqlDialect dialect, boolean multiStatements) {
     this.dialect = dialect;
+    this.multiStatements = multiStatements;
   }
 
   /**
@@ -55,11 +64,15 @@ final class Writes {
   }
 
   /**
-   * Runs the statements gathered as the transaction's last. On PostgreSQL the {@code COMMIT}
-   * travels with them, in their round trip: pgjdbc then knows the transaction is over, and the
-   * {@code commit()} that {@link Transactions} calls afterwards sends nothing. Elsewhere (and with
-   * nothing to write) that {@code commit()} commits. Nothing may run on the connection after this
-   * but that {@code commit()}, or a rollback after a failure.
+   * Runs the statements gathered as the transaction's last. Where texts of several statements are
+   * sent, the {@code COMMIT} travels with them, in their round trip: the driver (pgjdbc, and
+   * MariaDB Connector/J, from the server's status flags) then knows the transaction is over, and
+   * the {@code commit()} that {@link Transactions} calls afterwards sends nothing. Elsewhere (and
+   * with nothing to write) that {@code commit()} commits. A failure of the text is judged by {@link
+   * Transactions} as a failure of that {@code commit()} would be: the database's own rollback
+   * (deadlock, lock wait timeout) stopped the text before its {@code COMMIT}, so the operation may
+   * run again; any other failure is its answer, of unknown outcome (ADR 0007). Nothing may run on
+   * the connection after this but that {@code commit()}, or a rollback after a failure.
    */
   void runAndCommit(Connection connection) throws SQLException {
     send(connection, true);
@@ -67,9 +80,10 @@ final class Writes {
 
   private void send(Connection connection, boolean commit) throws SQLException {
     try {
-      if (dialect == SqlDialect.POSTGRESQL
-          && (statements.size() > 1 || (commit && !statements.isEmpty()))) {
-        String text = postgresText() + (commit ? "; COMMIT" : "");
+      if (multiStatements && (statements.size() > 1 || (commit && !statements.isEmpty()))) {
+        String text =
+            (dialect == SqlDialect.POSTGRESQL ? postgresText() : String.join("; ", statements))
+                + (commit ? "; COMMIT" : "");
         try (PreparedStatement all = connection.prepareStatement(text)) {
           int index = 1;
           for (Object[] values : parameters) {
@@ -78,6 +92,7 @@ final class Writes {
             }
           }
           all.execute();
+          readAllAnswers(all);
         }
         return;
       }
@@ -93,6 +108,13 @@ final class Writes {
     } finally {
       statements.clear();
       parameters.clear();
+    }
+  }
+
+  /** Reads the answers of a text's statements after the first, in order, to its end. */
+  private static void readAllAnswers(PreparedStatement text) throws SQLException {
+    while (text.getMoreResults() || text.getUpdateCount() != -1) {
+      // Each answer read (and a result set closed by the move to the next); a failure is thrown.
     }
   }
 

@@ -76,6 +76,47 @@ class AdvisoryModeTest {
     }
   }
 
+  @Test
+  void postgresFirstHoldWhoseWriteFailsGivesItsAdvisoryLockBack() throws Exception {
+    PostgresTestServer server = SERVERS.postgres();
+    String prefix = "failing_";
+    String uri =
+        server.jdbcUrl()
+            + "&latchkey.mode=advisory&latchkey.createSchema=true&latchkey.tablePrefix="
+            + prefix;
+    String name = "failing/" + UUID.randomUUID();
+    String resourceKey = ResourceKeys.resource(ResourceType.LOCK, name);
+    try (Latchkey first = Latchkey.connect(uri);
+        Latchkey second = Latchkey.connect(uri);
+        Connection admin = DriverManager.getConnection(server.jdbcUrl())) {
+      // The name's row exists, and the lock is free: the next acquire takes the one-round-trip
+      // path, whose advisory lock is taken in the statement that then fails on the holder row.
+      first.lock(name).acquire(Duration.ZERO).release();
+      try (var statement = admin.createStatement()) {
+        statement.execute(
+            "CREATE FUNCTION failing_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                + " IF NEW.res_key = '"
+                + resourceKey
+                + "' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$");
+        statement.execute(
+            "CREATE TRIGGER failing_insert BEFORE INSERT ON "
+                + prefix
+                + "holders FOR EACH ROW EXECUTE FUNCTION failing_insert()");
+      }
+
+      assertThatThrownBy(() -> first.lock(name).acquire(Duration.ZERO))
+          .hasMessageContaining("refused by the test");
+
+      try (var statement = admin.createStatement()) {
+        statement.execute("DROP TRIGGER failing_insert ON " + prefix + "holders");
+      }
+      // Had the failed acquire kept its advisory lock, the first client's connection would hold
+      // the name for as long as it lives, and nobody else could take it.
+      Lease taken = second.lock(name).acquire(Duration.ZERO);
+      taken.release();
+    }
+  }
+
   private static void assertLossReported(SqlTestServer server, SqlServers.Killer killer)
       throws Exception {
     String uri = server.jdbcUrl() + "&latchkey.mode=advisory&latchkey.createSchema=true";

@@ -13,7 +13,7 @@ class WritesTest {
 
   @Test
   void writesToDifferentTablesBecomeOneStatement() {
-    Writes writes = new Writes(SqlDialect.POSTGRESQL);
+    Writes writes = new Writes(SqlDialect.POSTGRESQL, true);
     writes.add("INSERT INTO h (a) VALUES (?)", 1);
     writes.add("UPDATE r SET b = ? WHERE k = ?", 2L, "k");
 
@@ -23,7 +23,7 @@ class WritesTest {
 
   @Test
   void wakeupsBecomeTheMainQueryAfterTheWrites() {
-    Writes writes = new Writes(SqlDialect.POSTGRESQL);
+    Writes writes = new Writes(SqlDialect.POSTGRESQL, true);
     writes.add("DELETE FROM h WHERE k = ?", "k");
     writes.add("UPDATE r SET b = ? WHERE k = ?", 2L, "k");
     writes.add("SELECT pg_notify(?, ?)", "c", "p");
@@ -36,7 +36,7 @@ class WritesTest {
 
   @Test
   void twoWritesToOneTableStayInOrder() {
-    Writes writes = new Writes(SqlDialect.POSTGRESQL);
+    Writes writes = new Writes(SqlDialect.POSTGRESQL, true);
     writes.add("DELETE FROM h WHERE k = ?", "k");
     writes.add("INSERT INTO h (a) VALUES (?)", 1);
 
@@ -46,7 +46,7 @@ class WritesTest {
 
   @Test
   void aWriteAfterAWakeupKeepsTheOrderOfTheText() {
-    Writes writes = new Writes(SqlDialect.POSTGRESQL);
+    Writes writes = new Writes(SqlDialect.POSTGRESQL, true);
     writes.add("SELECT pg_notify(?, ?)", "c", "p");
     writes.add("UPDATE r SET b = ? WHERE k = ?", 2L, "k");
 

@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -58,7 +59,10 @@ import org.apache.zookeeper.data.ACL;
  * news, and every grant and renewal is valid for at most the negotiated session timeout. The
  * session's states reach the engine as lease events: SUSPENDED suspends every grant (not valid, not
  * lost yet), RECONNECTED with the same session resumes them (the engine confirms each node before
- * trusting it again), LOST or a reconnection with a new session loses them all.
+ * trusting it again). When the session ends (LOST, or a reconnection with a new session), every
+ * grant of the ended session is lost: at once if the client has no new session yet, else as the
+ * engine confirms each grant and finds its node gone. A LOST that Curator posts for a late answer
+ * while the client's session lives is ignored.
  */
 public final class ZooKeeperBackend implements LatchkeyBackend {
   /*
@@ -115,7 +119,13 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
   private final ZooKeeperAdminStore admin;
   private final ConnectionStateListener sessionListener = this::sessionChanged;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile long sessionId;
+
+  /** The session whose grants and places this backend keeps; guarded by {@code this}. */
+  private long sessionId;
+
+  /** Whether the grants were reported suspended and not resumed since; guarded by {@code this}. */
+  private boolean suspended;
+
   private volatile long sessionTimeoutMillis;
 
   private ZooKeeperBackend(
@@ -174,7 +184,14 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     StrandedNodes stranded = new StrandedNodes(calls, gate);
     this.locks =
         new ZooKeeperLockStore(
-            calls, self, this::sessionTimeoutMillis, context.scheduler(), gate, stranded, layout);
+            calls,
+            self,
+            this::sessionTimeoutMillis,
+            () -> handleSession().orElse(0),
+            context.scheduler(),
+            gate,
+            stranded,
+            layout);
     this.semaphores = new ZooKeeperSemaphoreStore(counters);
     this.leasedSemaphores =
         new ZooKeeperLeasedSemaphoreStore(calls, counters, this::sessionTimeoutMillis, stranded);
@@ -309,35 +326,85 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     }
   }
 
-  private void sessionChanged(CuratorFramework framework, ConnectionState state) {
+  /*
+   * Which session an event concerns. Curator's states carry no session, and they are not only
+   * reports of the handle's own: with a client that never retries, every background call that
+   * fails with SESSIONEXPIRED makes Curator post LOST, and every one that fails with SESSIONMOVED
+   * makes it post RECONNECTED. The answers of an old session's calls can arrive after the handle
+   * has a new session, so a session's end can come as a burst of alternating LOST and RECONNECTED,
+   * up to one event per call that was on the wire. So no event is taken at its word: each is checked
+   * against the session of the handle now. LOST while the handle still has the session this backend
+   * knows is a late answer (a session that really expired makes Curator replace the handle before
+   * it posts LOST, and it reports the new handle's session in turn); RECONNECTED with the same
+   * session resumes only grants that were suspended. A session change is acted on once, when the
+   * handle's session first differs from the known one. By then a waiter or an acquire may have used
+   * the new session already (the gate reads the handle, not these events), so the end of the old
+   * one forgets only its own places and grants, and the engine confirms each grant rather than
+   * losing them all: a grant of the ended session has no node any more, one of the new session has.
+   * Only when the handle has no session yet is every grant lost at once. When the handle cannot be
+   * had (Curator refuses it while a disconnection outlasts the connection timeout), the event is
+   * not taken as a session change: the handle was not replaced, so its session did not end there,
+   * and a real end is reported again once the handle is replaced.
+   */
+  private synchronized void sessionChanged(CuratorFramework framework, ConnectionState state) {
     switch (state) {
-      case SUSPENDED -> context.events().allSuspended("the ZooKeeper connection is suspended");
-      case RECONNECTED -> {
-        long now = currentSessionId();
-        if (now == sessionId) {
+      case SUSPENDED -> {
+        if (!suspended) {
+          suspended = true;
+          context.events().allSuspended("the ZooKeeper connection is suspended");
+        }
+      }
+      case CONNECTED, RECONNECTED -> {
+        OptionalLong now = handleSession();
+        if (now.isPresent() && now.getAsLong() != sessionId) {
+          sessionEnded(now.getAsLong(), "the ZooKeeper session expired; a new one began");
+        } else if (suspended) {
+          // The same session (or one that cannot be told now): the engine confirms each grant.
+          suspended = false;
           context.events().allResumed();
-        } else {
-          sessionId = now;
-          refreshSessionTimeout();
-          locks.forgetAll();
-          context.events().allLost("the ZooKeeper session expired; a new one began");
         }
         gate.reopened();
       }
-      case CONNECTED -> gate.reopened();
       case LOST -> {
-        locks.forgetAll();
-        context.events().allLost("the ZooKeeper session was lost");
+        // A handle that cannot be had has been disconnected past Curator's timeouts and was not
+        // replaced, which a session that really expired would have been: not the handle's end.
+        OptionalLong now = handleSession();
+        if (now.isPresent() && now.getAsLong() != sessionId) {
+          sessionEnded(now.getAsLong(), "the ZooKeeper session was lost");
+        }
       }
       default -> {}
     }
   }
 
-  private long currentSessionId() {
+  /**
+   * The session this backend knew ended.
+   *
+   * @param now the handle's session now, or 0 if it has none yet
+   */
+  private void sessionEnded(long now, String reason) {
+    sessionId = now;
+    suspended = false;
+    locks.forgetAllBut(now);
+    if (now == 0) {
+      context.events().allLost(reason);
+      return;
+    }
+    refreshSessionTimeout();
+    context.events().allSuspended(reason);
+    context.events().allResumed();
+  }
+
+  /**
+   * @return the session of the client's handle now, 0 while it has none (a new handle that has not
+   *     connected yet); empty if Curator does not hand the handle out (it has been disconnected for
+   *     longer than the connection timeout)
+   */
+  private OptionalLong handleSession() {
     try {
-      return client.getZookeeperClient().getZooKeeper().getSessionId();
+      return OptionalLong.of(client.getZookeeperClient().getZooKeeper().getSessionId());
     } catch (Exception e) {
-      return -1;
+      return OptionalLong.empty();
     }
   }
 

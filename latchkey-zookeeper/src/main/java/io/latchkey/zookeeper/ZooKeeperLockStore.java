@@ -89,8 +89,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>A place whose owner gave up, or whose keep-alive ran out, is deleted; a delete that fails
  *       on the connection is sent again when the connection is back, as long as the session lives
  *       (the place stays in {@link #queued}, marked leaving, and its owner's next attempt finishes
- *       the delete before anything else). A new session forgets every place: the old session's
- *       nodes are gone with it, and a waiter starts over with a fresh node.
+ *       the delete before anything else). The end of a session forgets the places and grants made
+ *       in it (each records its session), and only those: their nodes are gone with it, and a
+ *       waiter starts over with a fresh node, while a place or grant the client already made in its
+ *       new session stays whatever late report of the old session's end comes after it.
  * </ul>
  */
 final class ZooKeeperLockStore implements LockStore {
@@ -100,6 +102,7 @@ final class ZooKeeperLockStore implements LockStore {
   private final ZooKeeperCalls calls;
   private final ClientIdentity self;
   private final LongSupplier sessionTimeoutMillis;
+  private final LongSupplier sessionId;
   private final ScheduledExecutorService scheduler;
   private final ConnectionGate gate;
   private final StrandedNodes stranded;
@@ -121,11 +124,13 @@ final class ZooKeeperLockStore implements LockStore {
       ZooKeeperCalls calls,
       ClientIdentity self,
       LongSupplier sessionTimeoutMillis,
+      LongSupplier sessionId,
       ScheduledExecutorService scheduler,
       ConnectionGate gate,
       StrandedNodes stranded,
       LockLayout layout) {
     this.calls = calls;
+    this.sessionId = sessionId;
     this.layout = layout;
     this.self = self;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
@@ -143,8 +148,9 @@ final class ZooKeeperLockStore implements LockStore {
    * @param token its creation zxid
    * @param version its data version after this client's last write
    * @param data its data after that write
+   * @param session the session the node lives in (its ephemeral owner)
    */
-  private record Held(String path, long token, int version, LockNodeData data) {}
+  private record Held(String path, long token, int version, LockNodeData data, long session) {}
 
   /**
    * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
@@ -165,17 +171,40 @@ final class ZooKeeperLockStore implements LockStore {
   public CompletableFuture<AcquireResult> tryAcquire(LockRequest request) {
     boolean waits = request.queueKeepAliveMillis() > 0;
     CompletableFuture<AcquireResult> answer;
-    if (!waits) {
-      // A try that will not wait fails on a lost connection, as any other call does.
-      answer = attempt(request, 0);
-    } else {
+    if (waits) {
       CompletableFuture<Void> down = gate.whileDown();
       if (down != null) {
         return CompletableFuture.completedFuture(offline(request, down));
       }
+    }
+    QueuePlace leaving = queued.get(key(request.name(), request.owner()));
+    if (leaving != null && leaving.isLeaving()) {
+      // The owner's node that is being deleted goes first: found by a listing, it would pass for
+      // the owner's own (its path may not be known yet).
+      answer = finishLeaving(leaving).thenCompose(done -> tryAcquire(request));
+    } else if (!waits) {
+      // A try that will not wait fails on a lost connection, as any other call does.
+      answer = attempt(request, 0);
+    } else {
       answer = settle(request).thenCompose(settled -> firstAttempt(request));
     }
     return answer.exceptionallyCompose(failure -> afterFailure(request, waits, failure));
+  }
+
+  /**
+   * Deletes a place being left now.
+   *
+   * @return completes when it is gone; fails with CONNECTIONLOSS if its delete must wait for the
+   *     connection
+   */
+  private CompletableFuture<Void> finishLeaving(QueuePlace place) {
+    return deleteLeaving(place)
+        .thenCompose(
+            done ->
+                queued.get(place.key) == place
+                    ? CompletableFuture.failedFuture(
+                        KeeperException.create(KeeperException.Code.CONNECTIONLOSS))
+                    : CompletableFuture.completedFuture(null));
   }
 
   /**
@@ -345,7 +374,7 @@ final class ZooKeeperLockStore implements LockStore {
     String path = dir + "/" + mine.name();
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
     QueuePlace waited = queued.get(key);
-    Held known = waited == null ? null : waited.known();
+    Held known = waited == null ? grants.get(key) : waited.known();
     CompletableFuture<@Nullable Held> state =
         known != null && known.path().equals(path) && ownedHereAlone(request.owner())
             ? CompletableFuture.completedFuture(known)
@@ -359,7 +388,8 @@ final class ZooKeeperLockStore implements LockStore {
                                 path,
                                 read.stat().getCzxid(),
                                 read.stat().getVersion(),
-                                LockNodeData.decode(read.data())));
+                                LockNodeData.decode(read.data()),
+                                read.stat().getEphemeralOwner()));
     return state.thenCompose(
         read -> {
           if (read == null) {
@@ -396,7 +426,8 @@ final class ZooKeeperLockStore implements LockStore {
                     if (data.waiting() || ours != null) {
                       // A place (even one whose "waiting" mark was not written) is never a
                       // grant until its owner is handed it.
-                      return claim(request, path, data, token, version, ours, round);
+                      return claim(
+                          request, path, data, token, version, read.session(), ours, round);
                     }
                     if (exclusive && data.exclusive() == 0) {
                       return CompletableFuture.completedFuture(AcquireResult.upgradeRefused());
@@ -409,9 +440,12 @@ final class ZooKeeperLockStore implements LockStore {
                         .thenCompose(
                             code -> {
                               if (code != KeeperException.Code.OK) {
+                                // The node changed since this client's last write: read it.
+                                grants.remove(key, read);
                                 return attempt(request, round + 1);
                               }
-                              grants.put(key, new Held(path, token, version + 1, more));
+                              grants.put(
+                                  key, new Held(path, token, version + 1, more, read.session()));
                               return granted(token, more.holds(exclusive));
                             });
                   });
@@ -431,6 +465,7 @@ final class ZooKeeperLockStore implements LockStore {
       LockNodeData data,
       long token,
       int version,
+      long session,
       @Nullable QueuePlace ours,
       int round) {
     String key = key(request.name(), request.owner());
@@ -464,7 +499,7 @@ final class ZooKeeperLockStore implements LockStore {
                 leave(key, ours);
               }
               LockNodeData claimed = data.withWaiting(false);
-              grants.put(key, new Held(path, token, version + 1, claimed));
+              grants.put(key, new Held(path, token, version + 1, claimed, session));
               return granted(token, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
             });
   }
@@ -508,28 +543,63 @@ final class ZooKeeperLockStore implements LockStore {
     if (request.queueKeepAliveMillis() > 0) {
       // Entered before the create, so that a create whose answer is lost is settled
       // by the next attempt (or deleted by the place's timer) rather than orphaned.
-      place =
-          new QueuePlace(key(request.name(), request.owner()), dir, digest, creation, exclusive);
+      place = placeOf(request, dir, digest, creation);
       enqueue(place, request);
     }
     QueuePlace entered = place;
-    return calls
-        .create(
-            dir + "/" + layout.nodePrefix(digest, exclusive),
-            data.encode(),
-            CreateMode.EPHEMERAL_SEQUENTIAL)
-        .thenCompose(
-            created -> {
-              String path = created.path();
-              if (entered != null && created.ok() && path != null) {
-                entered.located(path);
-              }
-              return tokenOf(created);
-            })
-        .thenCompose(node -> placed(request, dir, digest, data, node, entered, round));
+    CompletableFuture<AcquireResult> answer =
+        calls
+            .create(
+                dir + "/" + layout.nodePrefix(digest, exclusive),
+                data.encode(),
+                CreateMode.EPHEMERAL_SEQUENTIAL)
+            .thenCompose(
+                created -> {
+                  String path = created.path();
+                  if (entered != null && created.ok() && path != null) {
+                    entered.located(path);
+                  }
+                  return tokenOf(created);
+                })
+            .thenCompose(node -> placed(request, dir, digest, data, node, entered, round));
+    if (entered != null) {
+      return answer;
+    }
+    // A try that does not wait keeps no place: if it fails on the connection, its node (created as
+    // a grant whose answer was lost, or one it could not delete after a refusal) is found by its
+    // creation id and deleted once the connection is back.
+    return answer.whenComplete(
+        (result, failure) -> {
+          if (failure != null && ConnectionGate.isConnectionLoss(failure)) {
+            strand(placeOf(request, dir, digest, creation));
+          }
+        });
   }
 
-  private record NewNode(String path, long token, int version) {}
+  /** The place of the owner's node that is created with this creation id, in this session. */
+  private QueuePlace placeOf(LockRequest request, String dir, String digest, String creation) {
+    return new QueuePlace(
+        key(request.name(), request.owner()),
+        dir,
+        digest,
+        creation,
+        request.mode() == LockMode.EXCLUSIVE,
+        sessionId.getAsLong());
+  }
+
+  /**
+   * Hands the node a failed try may have left to the delete that runs once the connection is back.
+   * The node is kept as a place being left, so that the owner's next attempt finishes the delete
+   * before it looks for its node (it would take that node for its own otherwise).
+   */
+  private void strand(QueuePlace place) {
+    place.begin(Step.LEAVING);
+    if (queued.putIfAbsent(place.key, place) == null) {
+      deleteWhenBack(place);
+    }
+  }
+
+  private record NewNode(String path, long token, int version, long session) {}
 
   private CompletableFuture<NewNode> tokenOf(ZooKeeperCalls.Created created) {
     String path = created.path();
@@ -540,7 +610,7 @@ final class ZooKeeperLockStore implements LockStore {
     Stat stat = created.stat();
     if (stat != null && stat.getCzxid() > 0) {
       return CompletableFuture.completedFuture(
-          new NewNode(path, stat.getCzxid(), stat.getVersion()));
+          new NewNode(path, stat.getCzxid(), stat.getVersion(), stat.getEphemeralOwner()));
     }
     return calls
         .stat(path)
@@ -549,7 +619,8 @@ final class ZooKeeperLockStore implements LockStore {
               if (read == null) {
                 throw new IllegalStateException("the new lock node " + path + " vanished");
               }
-              return new NewNode(path, read.getCzxid(), read.getVersion());
+              return new NewNode(
+                  path, read.getCzxid(), read.getVersion(), read.getEphemeralOwner());
             });
   }
 
@@ -598,12 +669,21 @@ final class ZooKeeperLockStore implements LockStore {
                         if (position.holding()) {
                           if (data.waiting()) {
                             return claim(
-                                request, path, data, node.token(), node.version(), place, round);
+                                request,
+                                path,
+                                data,
+                                node.token(),
+                                node.version(),
+                                node.session(),
+                                place,
+                                round);
                           }
                           if (place != null) {
                             leave(key, place);
                           }
-                          grants.put(key, new Held(path, node.token(), node.version(), data));
+                          grants.put(
+                              key,
+                              new Held(path, node.token(), node.version(), data, node.session()));
                           return granted(node.token(), 1);
                         }
                         if (request.queueKeepAliveMillis() == 0
@@ -616,7 +696,8 @@ final class ZooKeeperLockStore implements LockStore {
                         }
                         if (data.waiting()) {
                           if (place != null) {
-                            place.know(new Held(path, node.token(), node.version(), data));
+                            place.know(
+                                new Held(path, node.token(), node.version(), data, node.session()));
                           }
                           return waitBehind(position, place, request);
                         }
@@ -627,7 +708,12 @@ final class ZooKeeperLockStore implements LockStore {
                                 code -> {
                                   if (code == KeeperException.Code.OK && place != null) {
                                     place.know(
-                                        new Held(path, node.token(), node.version() + 1, marked));
+                                        new Held(
+                                            path,
+                                            node.token(),
+                                            node.version() + 1,
+                                            marked,
+                                            node.session()));
                                   }
                                   return waitBehind(position, place, request);
                                 });
@@ -730,7 +816,8 @@ final class ZooKeeperLockStore implements LockStore {
     if (held != null && held.data().holds(exclusive) > 0) {
       // The node as this client last wrote it: one versioned write or delete, no read.
       LockNodeData less = held.data().plus(exclusive, -1);
-      return change(grant, exclusive, held.path(), held.token(), held.version(), less, 0);
+      return change(
+          grant, exclusive, held.path(), held.token(), held.version(), less, held.session(), 0);
     }
     CompletableFuture<@Nullable String> path =
         held != null ? CompletableFuture.completedFuture(held.path()) : grantPath(grant);
@@ -769,6 +856,7 @@ final class ZooKeeperLockStore implements LockStore {
       long token,
       int version,
       LockNodeData less,
+      long session,
       int round) {
     boolean last = less.exclusive() == 0 && less.shared() == 0;
     // A last release that fails on the connection would leave the node, and the lock held, for
@@ -785,7 +873,14 @@ final class ZooKeeperLockStore implements LockStore {
                     forget(grant, path);
                   }
                 })
-            : calls.write(path, less.encode(), version);
+            : calls
+                .write(path, less.encode(), version)
+                .whenComplete(
+                    (code, failure) -> {
+                      if (failure != null && ConnectionGate.isConnectionLoss(failure)) {
+                        unsure(grant, new Held(path, token, version, less, session));
+                      }
+                    });
     return change.thenCompose(
         code -> {
           if (code == KeeperException.Code.BADVERSION) {
@@ -798,7 +893,7 @@ final class ZooKeeperLockStore implements LockStore {
                 key(grant.name(), grant.holderId()),
                 (key, held) ->
                     held.token() == token && held.path().equals(path)
-                        ? new Held(path, token, version + 1, less)
+                        ? new Held(path, token, version + 1, less, held.session())
                         : held);
           }
           return CompletableFuture.completedFuture(
@@ -806,6 +901,28 @@ final class ZooKeeperLockStore implements LockStore {
                   ? ReleaseResult.NOT_HELD
                   : ReleaseResult.released(less.holds(exclusive)));
         });
+  }
+
+  /**
+   * A release of one of several holds failed on the connection: the engine counts that hold off,
+   * and the write may or may not have been applied. The grant is kept here as the release meant to
+   * leave it, at the version it was written at: this client's next change of the node (a release,
+   * or a re-entry) is a write at that version, which the server accepts only if the lost write was
+   * not applied, and which it then applies on top of the hold count the release meant to leave;
+   * else it answers BADVERSION, the node is read, and it holds what the release left. Either way
+   * the hold is taken off exactly once. Only for this client's thread owners (see the class
+   * comment); a token owner's next change reads the node.
+   */
+  private void unsure(GrantRef grant, Held meant) {
+    if (!ownedHereAlone(grant.holderId())) {
+      return;
+    }
+    grants.compute(
+        key(grant.name(), grant.holderId()),
+        (key, held) ->
+            held == null || (held.token() == meant.token() && held.path().equals(meant.path()))
+                ? meant
+                : held);
   }
 
   private CompletableFuture<ReleaseResult> releaseAt(
@@ -835,6 +952,7 @@ final class ZooKeeperLockStore implements LockStore {
                   read.stat().getCzxid(),
                   read.stat().getVersion(),
                   data.plus(exclusive, -1),
+                  read.stat().getEphemeralOwner(),
                   round);
             });
   }
@@ -905,11 +1023,34 @@ final class ZooKeeperLockStore implements LockStore {
     return grantPath(grant).thenApply(found -> found != null);
   }
 
-  /** The session ended: every node this client made is gone with it. */
+  /** The client closes: its session ends, and every node this client made goes with it. */
   void forgetAll() {
     queued.values().forEach(QueuePlace::cancelTimer);
     queued.clear();
     grants.clear();
+  }
+
+  /**
+   * A session ended: the places and grants made in any session but the current one are gone with
+   * their nodes. Those of the current session stay: a waiter or an acquire may have used the new
+   * session before the backend heard that the old one ended, and a late or repeated report of the
+   * old session's end must not drop them (their nodes live on, and a place nobody keeps would hold
+   * the lock's queue for the life of the session).
+   *
+   * @param current the session of the client's handle now, or 0 if it has none yet
+   */
+  void forgetAllBut(long current) {
+    queued
+        .values()
+        .removeIf(
+            place -> {
+              if (place.session == current) {
+                return false;
+              }
+              place.cancelTimer();
+              return true;
+            });
+    grants.values().removeIf(held -> held.session() != current);
   }
 
   /**
@@ -1084,6 +1225,10 @@ final class ZooKeeperLockStore implements LockStore {
     final String digest;
     final String creation;
     final boolean exclusive;
+
+    /** The session of the client's handle when the place's create was sent. */
+    final long session;
+
     private @Nullable String path;
     private Step step = Step.WAITING;
     private long lastAttemptNanos;
@@ -1094,8 +1239,10 @@ final class ZooKeeperLockStore implements LockStore {
     private @Nullable ScheduledFuture<?> timer;
     private @Nullable Held known;
 
-    QueuePlace(String key, String dir, String digest, String creation, boolean exclusive) {
+    QueuePlace(
+        String key, String dir, String digest, String creation, boolean exclusive, long session) {
       this.key = key;
+      this.session = session;
       this.dir = dir;
       this.digest = digest;
       this.creation = creation;

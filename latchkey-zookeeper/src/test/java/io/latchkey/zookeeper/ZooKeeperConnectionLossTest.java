@@ -285,6 +285,27 @@ class ZooKeeperConnectionLossTest {
   }
 
   @Test
+  void aTryLockWhoseCreateWasAppliedButNeverAnsweredLeavesNoNodeBehind() throws Exception {
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      Latchkey trier = losingClient(proxy, losing);
+
+      // A try that does not wait: its create is applied as the grant of the free lock, its answer
+      // lost, so the try fails. Its thread never comes back to this lock.
+      losing.creates.set(true);
+      org.junit.jupiter.api.Assertions.assertThrows(
+          BackendUnavailableException.class, () -> trier.lock(NAME).tryLock());
+      assertThat(losing.lost.get()).isEqualTo(1);
+
+      // The trier's client deletes the node once it is connected again; the lock is free.
+      await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+      try (Lease lease = connect(null).lock(NAME).acquire(Duration.ofSeconds(10))) {
+        assertThat(lease.isValid()).isTrue();
+      }
+    }
+  }
+
+  @Test
   void aLockWhoseReleaseNeverReachedTheServerIsFreedOnceTheConnectionIsBack() throws Exception {
     Latchkey other = connect(null);
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
@@ -298,6 +319,178 @@ class ZooKeeperConnectionLossTest {
       try (Lease lease = other.lock(NAME).acquire(Duration.ofSeconds(10))) {
         assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
       }
+    }
+  }
+
+  @Test
+  void aReleaseOfOneOfTwoHoldsThatNeverReachedTheServerLeavesNoHoldBehind() throws Exception {
+    releaseOneOfTwoHoldsThatNeverArrives(false);
+  }
+
+  @Test
+  void aReEntryAfterAReleaseThatNeverReachedTheServerCountsTheHoldsRight() throws Exception {
+    releaseOneOfTwoHoldsThatNeverArrives(true);
+  }
+
+  /**
+   * The release of the inner of two holds never reaches the server, and the engine counts it
+   * released; once the connection is back, the owner may come back once more (re-entry, and its
+   * release), and the outer release is the last: the lock must then be free.
+   */
+  private void releaseOneOfTwoHoldsThatNeverArrives(boolean reEnter) throws Exception {
+    Latchkey other = connect(null);
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      List<ConnectionState> states = new CopyOnWriteArrayList<>();
+      Latchkey holder = using(curator(states, proxy, null, OPERATION_TIMEOUT), OPERATION_TIMEOUT);
+      Lease outer = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      Lease inner = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      assertThat(holds(children().get(0))).isEqualTo(2);
+      releaseThatNeverArrives(proxy, inner);
+      awaitReconnected(states, outer);
+      if (reEnter) {
+        Lease again = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+        assertThat(holds(children().get(0))).as("holds as the engine counts them").isEqualTo(2);
+        again.release();
+      }
+      outer.release();
+      assertFreedFor(other, outer);
+    }
+  }
+
+  @Test
+  void aReleaseOfOneOfTwoHoldsAppliedButNeverAnsweredIsNotTakenOffTwice() throws Exception {
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      List<ConnectionState> states = new CopyOnWriteArrayList<>();
+      Latchkey holder =
+          using(
+              curator(states, proxy, losing::open, RECONNECTING_OPERATION_TIMEOUT),
+              RECONNECTING_OPERATION_TIMEOUT);
+      Lease outer = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      Lease inner = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      Lease third = holder.lock(NAME).acquire(Duration.ofSeconds(10));
+      String node = children().get(0);
+
+      // The write that takes one hold off is applied, its answer lost.
+      losing.writes.set(true);
+      org.junit.jupiter.api.Assertions.assertThrows(
+          BackendUnavailableException.class, third::release);
+      assertThat(losing.lost.get()).isEqualTo(1);
+      assertThat(holds(node)).isEqualTo(2);
+      awaitReconnected(states, outer);
+
+      // The next release takes one more off, not two: the lock is still held until the last.
+      inner.release();
+      assertThat(children()).containsExactly(node);
+      assertThat(holds(node)).isEqualTo(1);
+      outer.release();
+      assertFreedFor(connect(null), outer);
+    }
+  }
+
+  @Test
+  void aLateSessionExpiredAnswerDoesNotLoseTheNewSessionsGrant() throws Exception {
+    List<ConnectionState> states = new CopyOnWriteArrayList<>();
+    StaleAnswers stale = new StaleAnswers();
+    CuratorFramework curator = curator(states, null, stale::open, OPERATION_TIMEOUT);
+    Latchkey client = using(curator, OPERATION_TIMEOUT);
+    Lease old = client.lock(NAME).acquire(Duration.ofSeconds(5));
+
+    // A real expiry: the old grant is lost, and the client goes on in a new session.
+    expireOnTheServer(curator.getZookeeperClient().getZooKeeper());
+    await().atMost(Duration.ofSeconds(20)).until(() -> !old.isValid());
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                states.lastIndexOf(ConnectionState.RECONNECTED)
+                    > states.indexOf(ConnectionState.LOST));
+    Lease fresh = client.lock(NAME).acquire(Duration.ofSeconds(10));
+    List<String> heard = LeaseTransitions.of(fresh);
+    String node = children().get(0);
+
+    // A call of the old session answered late with SESSIONEXPIRED: Curator posts LOST although
+    // the new session lives, then a SESSIONMOVED answer makes it post RECONNECTED, which the
+    // backend hears after the LOST (one thread delivers the states in order).
+    int lostBefore = count(states, ConnectionState.LOST);
+    int reconnectedBefore = count(states, ConnectionState.RECONNECTED);
+    stale.answers.add(KeeperException.Code.SESSIONEXPIRED);
+    stale.answers.add(KeeperException.Code.SESSIONMOVED);
+    for (int i = 0; i < 2; i++) {
+      org.junit.jupiter.api.Assertions.assertThrows(
+          BackendUnavailableException.class, () -> client.lock("other").tryLock());
+    }
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                count(states, ConnectionState.LOST) > lostBefore
+                    && count(states, ConnectionState.RECONNECTED) > reconnectedBefore);
+
+    // The grant of the new session is still held, its node still there, and released cleanly.
+    assertThat(heard).doesNotContain("lost");
+    assertThat(fresh.isValid()).isTrue();
+    assertThat(children()).containsExactly(node);
+    fresh.release();
+    await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+  }
+
+  /**
+   * Waits until a client whose connection was cut is connected again (the cut suspends it at once)
+   * and its lease is valid again.
+   */
+  private static void awaitReconnected(List<ConnectionState> states, Lease held) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                states.lastIndexOf(ConnectionState.RECONNECTED)
+                    > states.lastIndexOf(ConnectionState.SUSPENDED));
+    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
+  }
+
+  /** The lock's node goes, and another client gets the lock after {@code last}. */
+  private void assertFreedFor(Latchkey other, Lease last) throws Exception {
+    await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+    try (Lease lease = other.lock(NAME).acquire(Duration.ofSeconds(10))) {
+      assertThat(lease.fencingToken()).isGreaterThan(last.fencingToken());
+    }
+  }
+
+  private static int count(List<ConnectionState> states, ConnectionState state) {
+    return (int) states.stream().filter(state::equals).count();
+  }
+
+  /**
+   * Answers the next listings of the directory of the lock "other" with the codes queued in {@link
+   * #answers} instead of their real ones, as late answers of an old session's calls would come.
+   */
+  private static final class StaleAnswers {
+    final java.util.Queue<KeeperException.Code> answers =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    // ZooKeeper's close() may throw InterruptedException; Curator closes it, not this class.
+    @SuppressWarnings("try")
+    ZooKeeper open(String connectString, int sessionTimeout, Watcher watcher) throws IOException {
+      String otherDir = ZooKeeperPaths.lockDir("other");
+      return new ZooKeeper(connectString, sessionTimeout, watcher) {
+        @Override
+        public void getChildren(
+            String path, @Nullable Watcher watch, AsyncCallback.Children2Callback cb, Object ctx) {
+          super.getChildren(
+              path,
+              watch,
+              (rc, at, context, children, stat) -> {
+                KeeperException.Code instead = at.endsWith(otherDir) ? answers.poll() : null;
+                if (instead != null) {
+                  cb.processResult(instead.intValue(), at, context, null, null);
+                } else {
+                  cb.processResult(rc, at, context, children, stat);
+                }
+              },
+              ctx);
+        }
+      };
     }
   }
 
@@ -458,8 +651,13 @@ class ZooKeeperConnectionLossTest {
   private Latchkey losingClient(FreezableTcpProxy proxy, LosingAnswers losing)
       throws InterruptedException {
     return using(
-        curator(new CopyOnWriteArrayList<>(), proxy, losing, RECONNECTING_OPERATION_TIMEOUT),
+        curator(new CopyOnWriteArrayList<>(), proxy, losing::open, RECONNECTING_OPERATION_TIMEOUT),
         RECONNECTING_OPERATION_TIMEOUT);
+  }
+
+  /** Opens the ZooKeeper handles of a test's Curator client. */
+  private interface ZooKeeperOpener {
+    ZooKeeper open(String connectString, int sessionTimeout, Watcher watcher) throws IOException;
   }
 
   /** A client through the proxy. */
@@ -476,7 +674,7 @@ class ZooKeeperConnectionLossTest {
   private CuratorFramework curator(
       List<ConnectionState> states,
       @Nullable FreezableTcpProxy proxy,
-      @Nullable LosingAnswers losing,
+      @Nullable ZooKeeperOpener opener,
       Duration operationTimeout)
       throws InterruptedException {
     CuratorFrameworkFactory.Builder builder =
@@ -487,10 +685,10 @@ class ZooKeeperConnectionLossTest {
             // As the URI's default: three quarters of the operation timeout.
             .connectionTimeoutMs((int) operationTimeout.toMillis() * 3 / 4)
             .retryPolicy(new RetryNTimes(0, 0));
-    if (losing != null) {
+    if (opener != null) {
       builder.zookeeperFactory(
           (connectString, sessionTimeout, watcher, canBeReadOnly) ->
-              losing.open(connectString, sessionTimeout, watcher));
+              opener.open(connectString, sessionTimeout, watcher));
     }
     CuratorFramework curator = builder.build();
     curators.add(curator);
