@@ -348,7 +348,27 @@ final class QuorumAcquisition {
     return false;
   }
 
-  private CompletionStage<AcquireResult> newGrant(MemberRound<Vote> round, List<Integer> counted) {
+  /**
+   * A new grant: only members that made a new grant of their own count for it. A member that
+   * answers with a re-entry (more than one hold) still holds an earlier grant of this owner (its
+   * release has not reached it yet, or another client's hold of the owner token is there): its
+   * value was not counted up for this grant, so it is no sign that the token grows, and counting it
+   * could hand out the earlier grant's token again (ADR 0009's proof needs every counting member of
+   * the intersection to count up). It is attached to the grant as any other late or non-counting
+   * member is, and undone with it.
+   */
+  private CompletionStage<AcquireResult> newGrant(
+      MemberRound<Vote> round, List<Integer> grantedNow) {
+    List<Integer> counted = new ArrayList<>();
+    for (int i : grantedNow) {
+      if (vote(round, i).answer().holds() == 1) {
+        counted.add(i);
+      }
+    }
+    if (counted.size() < quorum.majority()) {
+      undoAll(round);
+      return CompletableFuture.completedFuture(AcquireResult.busy(quorum.randomRetryDelay()));
+    }
     long quorumToken = token(round, counted);
     return quorum
         .writeBack(request.name(), quorumToken, round, counted)

@@ -6,12 +6,14 @@ import io.latchkey.HolderInfo;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
+import io.latchkey.OwnerToken;
 import io.latchkey.memory.MemoryLockServer;
 import org.junit.jupiter.api.Test;
 
 /**
  * Another client reads an exclusive grant's exact fencing token from the members, also when the
- * members that decided the grant were not in step (docs/backends/quorum.md, "Admin").
+ * members that decided the grant were not in step (docs/backends/quorum.md, "Admin"); and a member
+ * that still holds the owner's earlier grant does not count for the next one.
  */
 class MemoryQuorumInspectionTest {
   private final MemoryLockServer first = new MemoryLockServer();
@@ -71,10 +73,41 @@ class MemoryQuorumInspectionTest {
     }
   }
 
+  @Test
+  void aMemberStillHoldingTheOwnersEarlierGrantDoesNotCountForTheNextGrant() {
+    String name = "stale-hold";
+    runAhead(first, name, 100);
+    runAhead(second, name, 50);
+    OwnerToken owner = OwnerToken.random();
+    try (Latchkey client = quorumClient();
+        Latchkey secondAlone = Latchkey.using(second.backend(), LatchkeyOptions.defaults())) {
+      // Values (101, 51, 1): the token is the second largest, the second member's.
+      Lease earlier = client.lock(name).withOwner(owner).tryAcquire().orElseThrow();
+      assertThat(earlier.fencingToken() & QuorumAcquisition.MEMBER_TOKEN_MASK).isEqualTo(51);
+      // The second member keeps a hold of the owner after the quorum's release, as it does when
+      // that release has not reached it yet.
+      Lease extra = secondAlone.lock(name).withOwner(owner).tryAcquire().orElseThrow();
+      assertThat(extra.fencingToken()).as("a re-entry of its grant of the quorum").isEqualTo(51);
+      earlier.release();
+
+      // Values (102, 51 re-entered, 2): counting the re-entry, the second largest would be the
+      // earlier token again. Only the members that counted up count: the larger of 102 and 2.
+      Lease next = client.lock(name).withOwner(owner).tryAcquire().orElseThrow();
+      assertThat(next.fencingToken()).isGreaterThan(earlier.fencingToken());
+      assertThat(next.fencingToken() & QuorumAcquisition.MEMBER_TOKEN_MASK).isEqualTo(102);
+      next.release();
+    }
+  }
+
   /** The first member alone grants the lock a hundred times: its counter runs far ahead. */
   private void runFirstMemberAhead(String name) {
-    try (Latchkey alone = Latchkey.using(first.backend(), LatchkeyOptions.defaults())) {
-      for (int i = 0; i < 100; i++) {
+    runAhead(first, name, 100);
+  }
+
+  /** One member alone grants the lock {@code times} times: its counter runs ahead. */
+  private static void runAhead(MemoryLockServer member, String name, int times) {
+    try (Latchkey alone = Latchkey.using(member.backend(), LatchkeyOptions.defaults())) {
+      for (int i = 0; i < times; i++) {
         alone.lock(name).tryAcquire().orElseThrow().release();
       }
     }
