@@ -78,6 +78,7 @@ class PublicApiTest {
             "FenceStore$Epoch",
             "GrantEvents",
             "GrantRef",
+            "HandOverResult",
             "HolderRef",
             "LatchStore",
             "LatchkeyBackend",

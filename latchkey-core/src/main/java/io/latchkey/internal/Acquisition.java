@@ -3,6 +3,8 @@ package io.latchkey.internal;
 import io.latchkey.LatchkeyObserver.AcquireObservation;
 import io.latchkey.Primitive;
 import io.latchkey.Ticker;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -12,6 +14,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -121,6 +124,25 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
     }
 
     /**
+     * The attempt a releasing holder of this client may make for this waiter in its release (see
+     * {@link LockStore#releaseAndHandOver}), or null if this acquisition takes no hand-over.
+     */
+    default @Nullable LockRequest handOverRequest() {
+      return null;
+    }
+
+    /**
+     * Reads the grant that a release handed over to this waiter, as {@link #attempt} reads its own
+     * answers; only called when {@link #handOverRequest} gave a request.
+     *
+     * @param granted the backend's answer to the handed-over attempt, granted
+     * @param sentAt when the release that carried it was sent, by the ticker
+     */
+    default Attempt<T> handedOver(AcquireResult granted, long sentAt) {
+      throw new IllegalStateException("this acquisition takes no hand-over");
+    }
+
+    /**
      * @return a strategy with nothing to do when abandoned
      */
     static <T> Strategy<T> of(
@@ -141,6 +163,19 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
 
   private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+  // The phases of the loop, for hand-overs (see #claimForHandOver): an attempt is on its way or
+  // being read; the loop sleeps until something wakes it; a release of this client carries an
+  // attempt for it; and the same while something woke it meanwhile (it tries once the release is
+  // answered, if that did not grant).
+  private static final int ATTEMPTING = 0;
+  private static final int SLEEPING = 1;
+  private static final int CLAIMED = 2;
+  private static final int CLAIMED_WOKEN = 3;
+
+  @SuppressWarnings("rawtypes")
+  private static final AtomicIntegerFieldUpdater<Acquisition> PHASE =
+      AtomicIntegerFieldUpdater.newUpdater(Acquisition.class, "phase");
+
   private final LatchkeyClient client;
   private final WaitPlan plan;
   private final Strategy<T> strategy;
@@ -158,6 +193,9 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
   private volatile @Nullable CompletableFuture<Void> attemptSignal;
   private AcquireObservation observation = AcquireObservation.NONE;
   private volatile boolean waitObserved;
+  private volatile int phase = ATTEMPTING;
+  // The wake signal of the current sleep, completed when a hand-over ends it (cancels its timer).
+  private volatile @Nullable CompletableFuture<Void> sleepingOn;
 
   Acquisition(LatchkeyClient client, WaitPlan plan, Strategy<T> strategy) {
     this.client = client;
@@ -254,6 +292,18 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
     if (result.isDone()) {
       return;
     }
+    while (true) {
+      int now = phase;
+      if (now == CLAIMED) {
+        if (PHASE.compareAndSet(this, CLAIMED, CLAIMED_WOKEN)) {
+          return; // a release of this client is trying for it; tried once that is answered
+        }
+      } else if (now != SLEEPING) {
+        return; // already woken and trying, or will try once the hand-over is answered
+      } else if (PHASE.compareAndSet(this, SLEEPING, ATTEMPTING)) {
+        break;
+      }
+    }
     WaitChannels.Waiter joined = waiter;
     CompletableFuture<Void> signal = joined == null ? null : client.waitChannels().arm(joined);
     handle(attemptOnce(), signal);
@@ -310,7 +360,9 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
     CompletableFuture<Void> wakeSignal = signal;
     if (waiter == null || wakeSignal == null) {
       WaitChannels.Waiter joined =
-          client.waitChannels().join(plan.type(), plan.name(), plan.owner(), plan.shared(), seen);
+          client
+              .waitChannels()
+              .join(plan.type(), plan.name(), plan.owner(), plan.shared(), seen, this);
       waiter = joined;
       if (result.isDone()) {
         client.waitChannels().leave(joined, false);
@@ -320,6 +372,7 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
     }
     if (wakeSignal == null) {
       WaitChannels.Waiter joined = Objects.requireNonNull(waiter);
+      phase = SLEEPING;
       joined
           .ready()
           .whenComplete(
@@ -353,7 +406,61 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
       fail(new IllegalStateException("this latchkey client is closed"));
       return;
     }
+    sleepingOn = wake;
+    phase = SLEEPING;
     wake.thenRun(this::tryOnce);
+  }
+
+  /**
+   * Claims this waiter for a hand-over: a release by another owner of this client on the same lock
+   * is about to carry an attempt for it. Only a sleeping waiter can be claimed; until {@link
+   * #handedOver} answers, it makes no attempt of its own (a wake-up meanwhile is kept for then).
+   *
+   * @return the attempt to carry, or null if this waiter cannot be claimed now
+   */
+  @Nullable LockRequest claimForHandOver() {
+    LockRequest request = strategy.handOverRequest();
+    if (request == null || result.isDone() || !PHASE.compareAndSet(this, SLEEPING, CLAIMED)) {
+      return null;
+    }
+    return request;
+  }
+
+  /**
+   * The release that claimed this waiter was answered.
+   *
+   * @param answer the answer to the attempt it carried, or null if none was made (or the release
+   *     failed)
+   * @param sentAt when the release was sent, by the ticker
+   */
+  void handedOver(@Nullable AcquireResult answer, long sentAt) {
+    if (answer != null && answer.isGranted()) {
+      Attempt<T> outcome;
+      try {
+        outcome = strategy.handedOver(answer, sentAt);
+      } catch (RuntimeException e) {
+        phase = ATTEMPTING;
+        fail(e);
+        return;
+      }
+      T value = outcome.value();
+      if (value != null) {
+        phase = ATTEMPTING;
+        grant(value);
+        CompletableFuture<Void> sleep = sleepingOn;
+        if (sleep != null) {
+          sleep.complete(null); // ends the sleep's timer; the loop is over
+        }
+        return;
+      }
+      // The grant was given back (it came too late to use): try again at once.
+      phase = SLEEPING;
+      tryOnce();
+      return;
+    }
+    if (PHASE.getAndSet(this, SLEEPING) == CLAIMED_WOKEN) {
+      tryOnce();
+    }
   }
 
   /**

@@ -5,10 +5,13 @@ import io.latchkey.LeaseLostException;
 import io.latchkey.LockMode;
 import io.latchkey.Primitive;
 import io.latchkey.Ticker;
+import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.GrantEvents;
 import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ReleaseResult;
 import io.latchkey.spi.ResourceType;
 import java.time.Duration;
@@ -59,11 +62,14 @@ final class GrantLedger {
   private final Ticker ticker;
   private final BackendEvents events = new BackendEvents();
   private final Observing observing;
+  private final @Nullable WaitChannels handOvers;
 
   private final long renewIntervalNanos;
 
   /**
    * @param renewInterval how often the watchdog renews (see {@link #watchNewGrant})
+   * @param handOvers this client's waiters, whom a lock release hands the lock over to (see {@link
+   *     io.latchkey.spi.LockStore#releaseAndHandOver}), or null if the backend does not hand over
    */
   GrantLedger(
       LatchkeyBackend backend,
@@ -72,7 +78,9 @@ final class GrantLedger {
       Executor callbacks,
       Ticker ticker,
       Duration renewInterval,
-      Observing observing) {
+      Observing observing,
+      @Nullable WaitChannels handOvers) {
+    this.handOvers = handOvers;
     this.renewIntervalNanos = renewInterval.toNanos();
     this.observing = observing;
     this.backend = backend;
@@ -251,6 +259,14 @@ final class GrantLedger {
     }
     hold.releaseSent();
     if (hold.ref.type() == ResourceType.LOCK) {
+      WaitChannels.HandOver next =
+          handOvers != null && hold.holds(mode) == 1
+              ? handOvers.claimNext(hold.ref.name(), hold.ref.holderId())
+              : null;
+      if (next != null) {
+        HandingRelease release = new HandingRelease(hold, mode, next);
+        return calls.call(release).handle(release);
+      }
       HoldRelease release = new HoldRelease(hold, mode);
       return calls.call(release).handle(release);
     }
@@ -286,6 +302,62 @@ final class GrantLedger {
     @Override
     public @Nullable Void apply(@Nullable ReleaseResult result, @Nullable Throwable failure) {
       Integer remaining = result == null ? null : result.wasHeld() ? result.remainingHolds() : -1;
+      return released(hold, mode, remaining, failure);
+    }
+  }
+
+  /**
+   * The release of a lock's last hold in a mode that carries an attempt for a waiter of this client
+   * ({@link io.latchkey.spi.LockStore#releaseAndHandOver}): on a contended lock, the next holder is
+   * granted in the releasing call, without a wake-up and a second round trip.
+   */
+  private final class HandingRelease
+      implements BackendCalls.Call<HandOverResult>,
+          BiFunction<@Nullable HandOverResult, @Nullable Throwable, @Nullable Void> {
+    private final Hold hold;
+    private final LockMode mode;
+    private final WaitChannels.HandOver next;
+    private volatile long sentAt;
+
+    HandingRelease(Hold hold, LockMode mode, WaitChannels.HandOver next) {
+      this.hold = hold;
+      this.mode = mode;
+      this.next = next;
+    }
+
+    @Override
+    public String what() {
+      return "release lock '" + hold.ref.name() + "'";
+    }
+
+    @Override
+    public CompletionStage<HandOverResult> send() {
+      sentAt = ticker.nanoTime();
+      return backend.locks().releaseAndHandOver(hold.grant(), mode, next.request());
+    }
+
+    @Override
+    public void lateAnswer(HandOverResult late) {
+      AcquireResult attempt = late.next();
+      if (attempt != null && attempt.isGranted()) {
+        // The waiter was told nothing was handed over and tries by itself; this grant is nobody's.
+        LockRequest request = next.request();
+        undo(
+            new GrantRef(
+                new HolderRef(ResourceType.LOCK, request.name(), request.owner()),
+                attempt.fencingToken()),
+            request.mode(),
+            "the answer to the release that handed it over came after the call timed out");
+      }
+    }
+
+    @Override
+    public @Nullable Void apply(@Nullable HandOverResult result, @Nullable Throwable failure) {
+      // The waiter first: its thread can go on while this one finishes the release.
+      next.acquisition().handedOver(result == null ? null : result.next(), sentAt);
+      ReleaseResult released = result == null ? null : result.released();
+      Integer remaining =
+          released == null ? null : released.wasHeld() ? released.remainingHolds() : -1;
       return released(hold, mode, remaining, failure);
     }
   }

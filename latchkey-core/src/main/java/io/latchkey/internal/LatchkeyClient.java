@@ -121,6 +121,7 @@ public final class LatchkeyClient implements Latchkey {
         new BackendCalls(
             backend.description(), options.operationTimeout(), scheduler, options.ticker());
     this.observing = new Observing(options.observer(), backend.description());
+    this.waitChannels = new WaitChannels(backend.wakeups(), calls);
     this.ledger =
         new GrantLedger(
             backend,
@@ -129,9 +130,9 @@ public final class LatchkeyClient implements Latchkey {
             options.callbackExecutor(),
             options.ticker(),
             options.renewInterval(),
-            observing);
+            observing,
+            backend.locks().handsOver() ? waitChannels : null);
     events.bind(ledger);
-    this.waitChannels = new WaitChannels(backend.wakeups(), calls);
     this.renewer = new LeaseRenewer(ledger, backend, calls, scheduler, options, observing);
     this.revocations = new Revocations(this);
     revocations.start();
@@ -645,6 +646,17 @@ public final class LatchkeyClient implements Latchkey {
     @Override
     public void compensate(Lease granted) {
       granted.releaseAsync();
+    }
+
+    @Override
+    public @Nullable LockRequest handOverRequest() {
+      // Only a queued waiter can be the head of the queue that a release hands over to.
+      return request.queueKeepAliveMillis() == 0 ? null : request;
+    }
+
+    @Override
+    public Acquisition.Attempt<Lease> handedOver(AcquireResult granted, long sentAt) {
+      return lockAnswer(primitive, ref, request.mode(), granted, watchdog, sentAt, leaseMillis);
     }
 
     @Override

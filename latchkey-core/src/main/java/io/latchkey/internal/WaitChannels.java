@@ -1,5 +1,6 @@
 package io.latchkey.internal;
 
+import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.Wakeup;
 import io.latchkey.spi.WakeupBus;
@@ -65,13 +66,16 @@ final class WaitChannels {
    * Joins the waiters of a resource.
    *
    * @param seen what {@link #peek} saw before the waiter's first attempt, or null
+   * @param acquisition the waiting acquisition, which a release of this client may claim for a
+   *     hand-over ({@link #claimNext})
    */
   synchronized Waiter join(
       ResourceType type,
       String name,
       @Nullable String owner,
       boolean shared,
-      @Nullable Sighting seen) {
+      @Nullable Sighting seen,
+      Acquisition<?> acquisition) {
     Key key = new Key(type, name);
     Channel channel = channels.get(key);
     if (channel == null) {
@@ -88,7 +92,7 @@ final class WaitChannels {
       channels.put(key, created);
       channel = created;
     }
-    Waiter waiter = new Waiter(channel, owner, shared);
+    Waiter waiter = new Waiter(channel, owner, shared, acquisition);
     channel.waiters.add(waiter);
     if (seen != null && seen.channel == channel) {
       waiter.caughtUp = true;
@@ -110,6 +114,42 @@ final class WaitChannels {
   synchronized @Nullable CompletableFuture<Void> caughtUpSignal(Waiter waiter) {
     return waiter.caughtUp ? waiter.signal : null;
   }
+
+  /**
+   * Claims the first sleeping waiter of this client on a lock, other than the releasing owner, for
+   * a release that hands the lock over to it ({@link Acquisition#claimForHandOver}).
+   *
+   * @param name the lock name
+   * @param releasingOwner the owner whose release will carry the waiter's attempt
+   * @return the claimed waiter and the attempt to carry, or null if none can be claimed
+   */
+  synchronized @Nullable HandOver claimNext(String name, String releasingOwner) {
+    if (channels.isEmpty()) {
+      return null;
+    }
+    Channel channel = channels.get(new Key(ResourceType.LOCK, name));
+    if (channel == null) {
+      return null;
+    }
+    for (Waiter waiter : channel.waiters) {
+      if (waiter.owner == null || waiter.owner.equals(releasingOwner)) {
+        continue;
+      }
+      LockRequest request = waiter.acquisition.claimForHandOver();
+      if (request != null) {
+        return new HandOver(waiter.acquisition, request);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A waiter claimed for a hand-over, and the attempt the release carries for it.
+   *
+   * @param acquisition the claimed waiter, told the outcome by {@link Acquisition#handedOver}
+   * @param request its attempt
+   */
+  record HandOver(Acquisition<?> acquisition, LockRequest request) {}
 
   /** Returns the waiter's signal for its coming wait: fresh, unless a wake-up already arrived. */
   synchronized CompletableFuture<Void> arm(Waiter waiter) {
@@ -227,15 +267,18 @@ final class WaitChannels {
     private final Channel channel;
     private final @Nullable String owner;
     private final boolean shared;
+    private final Acquisition<?> acquisition;
     // Guarded by the WaitChannels monitor, like the channel's waiter set.
     private CompletableFuture<Void> signal = new CompletableFuture<>();
     private boolean wokenByRelease;
     private boolean caughtUp;
 
-    private Waiter(Channel channel, @Nullable String owner, boolean shared) {
+    private Waiter(
+        Channel channel, @Nullable String owner, boolean shared, Acquisition<?> acquisition) {
       this.channel = channel;
       this.owner = owner;
       this.shared = shared;
+      this.acquisition = acquisition;
     }
 
     /** Completes once the subscription is active. */

@@ -11,6 +11,7 @@ import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LeasedSemaphoreStore;
@@ -152,6 +153,17 @@ final class MemoryBackend
   @Override
   public CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode) {
     return answer(() -> server.release(grant, mode));
+  }
+
+  @Override
+  public boolean handsOver() {
+    return true;
+  }
+
+  @Override
+  public CompletionStage<HandOverResult> releaseAndHandOver(
+      GrantRef grant, LockMode mode, LockRequest next) {
+    return answer(() -> server.releaseAndHandOver(grant, mode, next, clientId));
   }
 
   @Override

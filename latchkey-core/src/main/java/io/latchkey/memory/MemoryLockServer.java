@@ -13,6 +13,7 @@ import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendFactory;
 import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ReleaseResult;
@@ -295,15 +296,25 @@ public final class MemoryLockServer implements AutoCloseable {
   }
 
   ReleaseResult release(GrantRef grant, LockMode mode) {
+    return releaseAndHandOver(grant, mode, null, "").released();
+  }
+
+  /**
+   * A release that, when the lock becomes acquirable and {@code next}'s owner heads the queue,
+   * makes that owner's attempt in the same step instead of waking it (see {@link
+   * io.latchkey.spi.LockStore#releaseAndHandOver}); without {@code next}, a plain release.
+   */
+  HandOverResult releaseAndHandOver(
+      GrantRef grant, LockMode mode, @Nullable LockRequest next, String clientId) {
     String name = grant.name();
     String owner = grant.holderId();
-    Runnable wakeup;
+    Runnable wakeup = () -> {};
     ReleaseResult result;
     synchronized (this) {
       long now = now();
       LockRecord lock = locks.get(name);
       if (lock == null) {
-        return ReleaseResult.NOT_HELD;
+        return new HandOverResult(ReleaseResult.NOT_HELD, null);
       }
       lock.purge(now);
       Holder me = lock.holders.get(owner);
@@ -311,18 +322,26 @@ public final class MemoryLockServer implements AutoCloseable {
           || !grant.matches(me.token)
           || (mode == LockMode.SHARED ? me.shared : me.exclusive) == 0) {
         dropIfEmpty(name, lock);
-        return ReleaseResult.NOT_HELD;
+        return new HandOverResult(ReleaseResult.NOT_HELD, null);
       }
       int remaining = mode == LockMode.SHARED ? --me.shared : --me.exclusive;
       if (me.shared == 0 && me.exclusive == 0) {
         lock.holders.remove(owner);
       }
       result = ReleaseResult.released(remaining);
-      wakeup = remaining == 0 ? wakeWaiters(name, lock, mode, now) : () -> {};
+      String head = remaining == 0 && acquirableAfter(lock, mode) ? lock.queueHead() : null;
+      if (head != null && next != null && head.equals(next.owner())) {
+        // The head comes for the turn it would have been woken for, in this same step.
+        lock.wokenOwner = null;
+        return new HandOverResult(result, tryAcquire(next, clientId));
+      }
+      if (head != null) {
+        wakeup = wake(name, lock, head, now);
+      }
       dropIfEmpty(name, lock);
     }
     wakeup.run();
-    return result;
+    return new HandOverResult(result, null);
   }
 
   /**
@@ -364,15 +383,11 @@ public final class MemoryLockServer implements AutoCloseable {
 
   /**
    * After a release: if nobody holds the lock exclusively any more (or nobody at all, after a
-   * shared release), the head of the wait queue may enter: wake it, and only it.
+   * shared release), the head of the wait queue may enter (it is woken, and only it).
    */
-  private Runnable wakeWaiters(String name, LockRecord lock, LockMode released, long now) {
+  private static boolean acquirableAfter(LockRecord lock, LockMode released) {
     boolean exclusiveLeft = lock.holders.values().stream().anyMatch(h -> h.exclusive > 0);
-    if (exclusiveLeft || (released == LockMode.SHARED && !lock.holders.isEmpty())) {
-      return () -> {};
-    }
-    String head = lock.queueHead();
-    return head == null ? () -> {} : wake(name, lock, head, now);
+    return !exclusiveLeft && (released == LockMode.EXCLUSIVE || lock.holders.isEmpty());
   }
 
   void leaveQueue(String name, String owner) {
@@ -413,9 +428,11 @@ public final class MemoryLockServer implements AutoCloseable {
         dropIfEmpty(name, lock);
         return false;
       }
-      wakeup =
-          wakeWaiters(
-              name, lock, evicted.exclusive > 0 ? LockMode.EXCLUSIVE : LockMode.SHARED, now);
+      String head =
+          acquirableAfter(lock, evicted.exclusive > 0 ? LockMode.EXCLUSIVE : LockMode.SHARED)
+              ? lock.queueHead()
+              : null;
+      wakeup = head == null ? () -> {} : wake(name, lock, head, now);
       dropIfEmpty(name, lock);
     }
     wakeup.run();

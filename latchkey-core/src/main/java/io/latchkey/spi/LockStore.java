@@ -36,6 +36,39 @@ public interface LockStore {
   CompletionStage<ReleaseResult> release(GrantRef grant, LockMode mode);
 
   /**
+   * Whether {@link #releaseAndHandOver} can grant the releasing client's next waiter in the same
+   * atomic step. When false (the default), the engine never calls it.
+   *
+   * @return true if this store hands a released lock over to a named waiter
+   */
+  default boolean handsOver() {
+    return false;
+  }
+
+  /**
+   * {@link #release} and, in the same atomic step, the lock's next grant to a waiter of the
+   * releasing client: if the release makes the lock acquirable for others and {@code next}'s owner
+   * is the live head of the wait queue, the backend applies {@code next} as an acquire attempt by
+   * that owner (which counts as the owner having come for its wake-up, so no wake-up is published
+   * for it) and answers that attempt too. Otherwise the release wakes the queue head as {@link
+   * #release} does, and {@code next} is not attempted. A contended lock thus changes hands in one
+   * call, with no wake-up message and no second round trip on the way.
+   *
+   * <p>The default releases and attempts nothing; stores that override it say so with {@link
+   * #handsOver}. Applied at most once, like every operation.
+   *
+   * @param grant the lock owner and the token of its grant
+   * @param mode the mode of the hold to release
+   * @param next a queued waiter's attempt, of another owner of the releasing client on the same
+   *     lock
+   * @return the release's answer and, if {@code next} was attempted, that attempt's answer
+   */
+  default CompletionStage<HandOverResult> releaseAndHandOver(
+      GrantRef grant, LockMode mode, LockRequest next) {
+    return release(grant, mode).thenApply(released -> new HandOverResult(released, null));
+  }
+
+  /**
    * Removes the owner from the wait queue (a waiter that gives up), waking the next one if the
    * owner was at the head and the lock has no exclusive holder. Does nothing if it is not queued. A
    * writer that leaves no longer holds back the readers behind it.

@@ -14,6 +14,7 @@ import io.latchkey.LeaseLostException;
 import io.latchkey.LeasedSemaphore;
 import io.latchkey.LockMode;
 import io.latchkey.LockTimeoutException;
+import io.latchkey.OwnerToken;
 import io.latchkey.memory.ManualTicker;
 import io.latchkey.memory.MemoryLockServer;
 import io.latchkey.spi.AcquireResult;
@@ -446,6 +447,136 @@ class ManualClockEngineTest {
     assertThat(othersCanTake("reentered")).isFalse();
     first.release();
     assertThat(othersCanTake("reentered")).isTrue();
+  }
+
+  /** A waiter of another owner of the same client, queued behind the holder and asleep. */
+  private CompletableFuture<Lease> sleepingWaiter(LatchkeyClient latchkey, String name) {
+    CompletableFuture<Lease> waiting =
+        latchkey
+            .lock(name)
+            .withOwner(OwnerToken.random())
+            .acquireAsync(Duration.ofMinutes(1))
+            .toCompletableFuture();
+    assertThat(waiting).isNotDone();
+    return waiting;
+  }
+
+  /**
+   * A holder, a sleeping waiter of another owner of the same client, and the holder's release on
+   * its way, carrying the waiter's attempt, held back until the test delivers it.
+   */
+  private record HandOverOnItsWay(
+      Lease holder, CompletableFuture<Lease> waiting, CompletableFuture<Void> releasing) {}
+
+  private HandOverOnItsWay handOverOnItsWay(LatchkeyClient latchkey, String name)
+      throws InterruptedException {
+    Lease holder = latchkey.lock(name).acquire(Duration.ZERO);
+    CompletableFuture<Lease> waiting = sleepingWaiter(latchkey, name);
+    backend().holdHandOvers(true);
+    return new HandOverOnItsWay(holder, waiting, holder.releaseAsync().toCompletableFuture());
+  }
+
+  @Test
+  void aReleaseHandsTheLockToTheClientsSleepingWaiterWithoutAnotherAttempt() throws Exception {
+    LatchkeyClient latchkey = open();
+    Lease holder = latchkey.lock("handed").acquire(Duration.ZERO);
+    CompletableFuture<Lease> waiting = sleepingWaiter(latchkey, "handed");
+    int attempts = backend().acquireTimes().size();
+
+    holder.release();
+
+    assertThat(backend().handOvers())
+        .singleElement()
+        .satisfies(
+            next -> {
+              assertThat(next.name()).isEqualTo("handed");
+              assertThat(next.owner()).isNotEqualTo(holder.holderId());
+            });
+    assertThat(waiting).isCompleted();
+    Lease next = waiting.get();
+    assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
+    assertThat(next.isValid()).isTrue();
+    assertThat(backend().acquireTimes()).hasSize(attempts);
+    assertThat(othersCanTake("handed")).isFalse();
+    next.release();
+    assertThat(othersCanTake("handed")).isTrue();
+  }
+
+  @Test
+  void aWaiterWokenWhileAReleaseCarriesItsAttemptWaitsForThatAnswer() throws Exception {
+    HandOverOnItsWay handOver = handOverOnItsWay(open(), "claimed");
+    int attempts = backend().acquireTimes().size();
+
+    scheduler.advance(RECHECK); // the waiter's re-check comes while the release is on its way
+
+    assertThat(backend().acquireTimes()).hasSize(attempts);
+    assertThat(handOver.waiting()).isNotDone();
+    backend().deliverHandOvers();
+    assertThat(handOver.releasing()).isCompleted();
+    assertThat(handOver.waiting().get().isValid()).isTrue();
+    assertThat(backend().acquireTimes()).hasSize(attempts);
+  }
+
+  @Test
+  void aWaiterWokenWhileAReleaseCarriedNoGrantForItTriesOnceThatIsAnswered() throws Exception {
+    LatchkeyClient latchkey = open();
+    Lease holder = latchkey.lock("queued").acquire(Duration.ZERO);
+    // Another client's waiter heads the queue: the release wakes it, and grants ours nothing.
+    AcquireResult probeQueued =
+        probe
+            .locks()
+            .tryAcquire(
+                new LockRequest(
+                    "queued", "probe", LockMode.EXCLUSIVE, 1_000, false, KEEP_ALIVE.toMillis()))
+            .toCompletableFuture()
+            .join();
+    assertThat(probeQueued.isGranted()).isFalse();
+    CompletableFuture<Lease> waiting = sleepingWaiter(latchkey, "queued");
+    int attempts = backend().acquireTimes().size();
+    backend().holdHandOvers(true);
+
+    CompletableFuture<Void> releasing = holder.releaseAsync().toCompletableFuture();
+    assertThat(backend().handOvers()).hasSize(1);
+    scheduler.advance(RECHECK); // the waiter's re-check comes while the release is on its way
+    assertThat(backend().acquireTimes()).hasSize(attempts);
+
+    backend().deliverHandOvers();
+
+    assertThat(releasing).isCompleted();
+    assertThat(backend().acquireTimes()).hasSize(attempts + 1);
+    assertThat(waiting).isNotDone(); // the lock is kept for the woken head of the queue
+  }
+
+  @Test
+  void aWaiterThatGivesUpWhileAReleaseCarriesItsAttemptIsNotGranted() throws Exception {
+    LatchkeyClient latchkey = open();
+    HandOverOnItsWay handOver = handOverOnItsWay(latchkey, "unwanted");
+    assertThat(handOver.waiting().cancel(false)).isTrue();
+
+    backend().deliverHandOvers();
+
+    assertThat(handOver.releasing()).isCompleted();
+    assertThat(latchkey.ledger().all()).isEmpty();
+    assertThat(othersCanTake("unwanted")).isTrue();
+  }
+
+  @Test
+  void aHandOverWhoseAnswerIsLostIsUndoneAndTheWaiterGetsTheLockByItself() throws Exception {
+    LatchkeyClient latchkey = open();
+    HandOverOnItsWay handOver = handOverOnItsWay(latchkey, "lost-answer");
+    scheduler.advance(TIMEOUT);
+    assertThat(handOver.releasing()).isCompletedExceptionally();
+    CompletableFuture<Lease> waiting = handOver.waiting();
+    assertThat(waiting).isNotDone();
+
+    backend().deliverHandOvers(); // applied on the server now; its answer comes too late
+
+    scheduler.advance(RECHECK);
+    Lease next = waiting.get();
+    assertThat(next.isValid()).isTrue();
+    assertThat(latchkey.ledger().all()).hasSize(1);
+    next.release();
+    assertThat(othersCanTake("lost-answer")).isTrue();
   }
 
   @Test

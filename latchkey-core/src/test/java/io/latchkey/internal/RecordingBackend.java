@@ -9,6 +9,7 @@ import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.BackendFactory;
 import io.latchkey.spi.GrantEvents;
 import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LeasedSemaphoreStore;
@@ -57,6 +58,9 @@ final class RecordingBackend implements BackendFactory {
   private volatile long validityCap = -1;
   private volatile @Nullable Throwable releaseFailure;
   private volatile boolean holdAcquireAnswers;
+  private volatile boolean holdHandOvers;
+  private final List<Runnable> heldHandOvers = new ArrayList<>();
+  private final List<LockRequest> handOvers = new CopyOnWriteArrayList<>();
   private volatile @Nullable BackendContext context;
 
   RecordingBackend(BackendFactory memory, Ticker ticker, Set<Feature> hidden) {
@@ -168,6 +172,24 @@ final class RecordingBackend implements BackendFactory {
                       }));
     }
     return answer;
+  }
+
+  /**
+   * From now on, releases that hand a lock over reach the server only when the test delivers them
+   * ({@link #deliverHandOvers}), and are answered then.
+   */
+  void holdHandOvers(boolean hold) {
+    this.holdHandOvers = hold;
+  }
+
+  /** Applies every held hand-over on the server now, in order, and answers it, on this thread. */
+  void deliverHandOvers() {
+    deliver(heldHandOvers);
+  }
+
+  /** The waiters' attempts carried by releases that hand a lock over, in order. */
+  List<LockRequest> handOvers() {
+    return List.copyOf(handOvers);
   }
 
   /** The clock readings at which lock acquires reached the backend. */
@@ -282,6 +304,25 @@ final class RecordingBackend implements BackendFactory {
         return CompletableFuture.failedFuture(failure);
       }
       return inner.locks().release(grant, mode);
+    }
+
+    @Override
+    public boolean handsOver() {
+      return inner.locks().handsOver();
+    }
+
+    @Override
+    public CompletionStage<HandOverResult> releaseAndHandOver(
+        GrantRef grant, LockMode mode, LockRequest next) {
+      releases.add(grant);
+      handOvers.add(next);
+      Throwable failure = releaseFailure;
+      if (failure != null) {
+        return CompletableFuture.failedFuture(failure);
+      }
+      return holdHandOvers
+          ? heldBack(heldHandOvers, () -> inner.locks().releaseAndHandOver(grant, mode, next))
+          : inner.locks().releaseAndHandOver(grant, mode, next);
     }
 
     @Override

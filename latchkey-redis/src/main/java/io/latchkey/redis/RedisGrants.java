@@ -77,6 +77,14 @@ final class RedisGrants {
   }
 
   /**
+   * @return true if every grant waits for replicas (a grant made inside another operation, such as
+   *     a release that hands the lock over, would not)
+   */
+  boolean waitsForReplicas() {
+    return wait.enabled();
+  }
+
+  /**
    * Runs a granting script once.
    *
    * @param what names the resource for messages, e.g. {@code lock 'orders/42'}; called only then

@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import io.latchkey.LockMode;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
@@ -70,6 +71,36 @@ final class RedisLockStore implements LockStore {
                 remaining < 0
                     ? ReleaseResult.NOT_HELD
                     : ReleaseResult.released(Math.toIntExact(remaining)));
+  }
+
+  /** Every grant must wait for replicas when the URI asks for it, so a hand-over would not. */
+  @Override
+  public boolean handsOver() {
+    return !grants.waitsForReplicas();
+  }
+
+  @Override
+  public CompletionStage<HandOverResult> releaseAndHandOver(
+      GrantRef grant, LockMode mode, LockRequest next) {
+    if (!handsOver()) {
+      return LockStore.super.releaseAndHandOver(grant, mode, next);
+    }
+    return redis
+        .<String>run(
+            RedisScript.LOCK_RELEASE_HAND_OVER,
+            ScriptOutputType.VALUE,
+            keys.lockAcquireKeys(grant.name()),
+            grant.holderId(),
+            mode(mode),
+            Long.toString(grant.fencingToken()),
+            next.owner(),
+            mode(next.mode()),
+            Long.toString(next.leaseMillis()),
+            next.fair() ? "1" : "0",
+            Long.toString(next.queueKeepAliveMillis()),
+            clientId,
+            Long.toString(next.handoffMillis()))
+        .thenApply(RedisReplies::handOverResult);
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.latchkey.redis;
 
 import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.HandOverResult;
+import io.latchkey.spi.ReleaseResult;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -58,6 +60,24 @@ final class RedisReplies {
     } catch (NumberFormatException e) {
       throw unexpected("status:token:holds:retryAfterMillis", reply);
     }
+  }
+
+  /**
+   * @param reply the hand-over script's reply: the remaining holds (-1: not held), and {@code
+   *     /<acquire reply>} if the waiter's attempt was made
+   */
+  static HandOverResult handOverResult(String reply) {
+    int slash = reply.indexOf('/');
+    long remaining;
+    try {
+      remaining = Long.parseLong(reply, 0, slash < 0 ? reply.length() : slash, 10);
+    } catch (NumberFormatException e) {
+      throw unexpected("remainingHolds[/acquireReply]", reply);
+    }
+    ReleaseResult released =
+        remaining < 0 ? ReleaseResult.NOT_HELD : ReleaseResult.released(Math.toIntExact(remaining));
+    return new HandOverResult(
+        released, slash < 0 ? null : acquireResult(reply.substring(slash + 1)));
   }
 
   private static IllegalStateException unexpected(String expected, @Nullable Object reply) {

@@ -28,6 +28,7 @@ import java.util.concurrent.CompletionStage;
 enum RedisScript {
   LOCK_ACQUIRE("lock-acquire"),
   LOCK_RELEASE("lock-release"),
+  LOCK_RELEASE_HAND_OVER("lock-release-hand-over"),
   LOCK_LEAVE_QUEUE("lock-leave-queue"),
   LOCK_FORCE_RELEASE("lock-force-release"),
   LOCK_EVICT("lock-evict"),

@@ -311,14 +311,148 @@ end
 -- was evicted (exclusive: it held the lock exclusively): if nobody holds the lock exclusively any
 -- more, and after a shared hold nobody at all, the head of the wait queue may enter. Wakes it, and
 -- only it; with an empty queue nobody waits.
-local function wake_queue_head(queue, deadlines, writers, channel, handoff, holders, exclusive, now)
+-- If the head is the owner given as candidate (a waiter that the releasing client hands the lock
+-- over to in the same script), it is not woken, and true is returned: the caller attempts for it.
+local function wake_queue_head(queue, deadlines, writers, channel, handoff, holders, exclusive, now,
+                               candidate)
   if exclusive_held(holders) or (not exclusive and next(holders) ~= nil) then
-    return
+    return false
   end
   local head, place_ends = live_queue_head(queue, deadlines, writers, now)
-  if head ~= nil then
-    wake(handoff, deadlines, channel, head, now, place_ends)
+  if head == nil then
+    return false
   end
+  if head == candidate then
+    return true
+  end
+  wake(handoff, deadlines, channel, head, now, place_ends)
+  return false
+end
+
+-- Removes one hold of an owner's grant in a mode (io.latchkey.spi.LockStore#release) from the
+-- holders read by read_holders. Returns the holds left in that mode, or -1 if the owner held none
+-- under that grant (token 0: under any grant); a record with another token is a later grant to the
+-- same owner and is left alone.
+local function release_hold(key, holders, owner, exclusive, token, now)
+  local me = holders[owner]
+  if me == nil or (token ~= 0 and me.token ~= token) then
+    return -1
+  end
+  local mode = exclusive and 'exclusive' or 'shared'
+  if me[mode] == 0 then
+    return -1
+  end
+  me[mode] = me[mode] - 1
+  local remaining = me[mode]
+  if me.exclusive == 0 and me.shared == 0 then
+    holders[owner] = nil
+    redis.call('HDEL', key, owner)
+    expire_at(key, latest_expiry(holders), now)
+  else
+    write_holder(key, owner, me)
+  end
+  return remaining
+end
+
+-- One acquire attempt on a lock (the grant and queue rules of io.latchkey.spi.LockRequest), on the
+-- holders read by read_holders. k: the lock's keys (holders, fence, queue, deadlines, writers,
+-- channel, handoff); r: the request (owner, exclusive, lease_ms, fair, keep_alive, client,
+-- handoff_ms). came: the owner's wake-up was settled by the caller (a hand-over), so the hand-off
+-- record is not read. Returns acquire_reply(status, token, holds, retryAfterMillis).
+local function acquire_lock(k, r, holders, now, came)
+  local owner = r.owner
+  local exclusive = r.exclusive
+  local me = holders[owner]
+
+  if exclusive and me ~= nil and me.exclusive == 0 and me.shared > 0 then
+    return acquire_reply(2, 0, 0, -1)
+  end
+
+  local blocked = false
+  local obstacle_ends = -1
+  for id, holder in pairs(holders) do
+    if id ~= owner and (exclusive or holder.exclusive > 0) then
+      blocked = true
+      obstacle_ends = math.max(obstacle_ends, holder.expires - now)
+    end
+  end
+
+  local behind_others = false
+  -- The owner last woken came: its hand-off is over, granted or not.
+  local woken = nil
+  if not came then
+    woken = read_handoff(k.handoff)
+  end
+  if woken == owner then
+    redis.call('DEL', k.handoff)
+  elseif woken ~= nil and me == nil and not blocked then
+    -- A free lock is kept for a woken owner until its hand-off runs out; then it is served next.
+    local kept_for, kept_ms = pending_handoff(k.handoff, k.queue, k.deadlines, k.writers,
+      k.channel, owner, r.handoff_ms, now)
+    if kept_for == owner then
+      redis.call('DEL', k.handoff)
+    elseif kept_for ~= nil and (exclusive or is_writer(k.writers, kept_for)) then
+      behind_others = true
+      obstacle_ends = kept_ms
+    end
+  end
+  -- Whether the queue may hold this owner; a fair first attempt sees that it is empty.
+  local may_be_queued = true
+  if r.fair and me == nil and not blocked then
+    local head = live_queue_head(k.queue, k.deadlines, k.writers, now)
+    behind_others = head ~= nil and head ~= owner
+    may_be_queued = head ~= nil
+  end
+  if not exclusive and me == nil and not blocked then
+    -- Writers are preferred (docs/adr/0006-read-write-locks-prefer-writers.md): a new reader waits
+    -- behind a queued writer, until that writer's place ends if it stops renewing it.
+    local writer_place_ends = writer_ahead(k.queue, k.deadlines, k.writers, owner, now)
+    if writer_place_ends >= 0 then
+      behind_others = true
+      obstacle_ends = writer_place_ends
+    end
+  end
+
+  if blocked or behind_others then
+    if r.keep_alive > 0 then
+      -- A waiter already queued keeps its place; only its deadline moves.
+      enqueue(k.queue, k.deadlines, k.writers, owner, exclusive, r.keep_alive, now)
+    end
+    return acquire_reply(0, 0, 0, obstacle_ends)
+  end
+
+  local was_queued = may_be_queued
+    and dequeue(k.queue, k.deadlines, k.writers, owner, now, not exclusive)
+  if me == nil then
+    me = { expires = 0, token = next_token(k.fence), exclusive = 0, shared = 0, client = r.client }
+    holders[owner] = me
+  end
+  local holds
+  if exclusive then
+    me.exclusive = me.exclusive + 1
+    holds = me.exclusive
+  else
+    me.shared = me.shared + 1
+    holds = me.shared
+  end
+  -- A re-entry never shortens the lease.
+  me.expires = math.max(me.expires, now + r.lease_ms)
+  write_holder(k.holders, owner, me)
+  expire_at(k.holders, latest_expiry(holders), now)
+  if not exclusive and was_queued then
+    -- A queued reader entered: the reader behind it may enter beside it (a writer may not).
+    local next_waiter, place_ends = live_queue_head(k.queue, k.deadlines, k.writers, now)
+    if next_waiter ~= nil and not is_writer(k.writers, next_waiter) then
+      wake(k.handoff, k.deadlines, k.channel, next_waiter, now, place_ends)
+    end
+  end
+  return acquire_reply(1, me.token, holds, -1)
+end
+
+-- The keys of a lock as the acquire and hand-over scripts receive them.
+local function lock_keys()
+  return { holders = KEYS[1], fence = KEYS[2], queue = KEYS[3], deadlines = KEYS[4],
+           writers = KEYS[5], channel = KEYS[6], handoff = KEYS[7] }
 end
 
 -- The live permits of a leased semaphore; expired ones are deleted on the way.

@@ -6,40 +6,11 @@
 -- '0' for whatever grant the owner has (a token owner releasing another process's grant)
 -- Returns the remaining holds in that mode, or -1 if the owner held none under that grant: a
 -- record with another token is a later grant to the same owner and is left alone.
-local owner = ARGV[1]
 local exclusive = ARGV[2] == 'x'
-local token = tonumber(ARGV[3])
 local now = now_millis()
 local holders = read_holders(KEYS[1], now)
-local me = holders[owner]
-if me == nil or (token ~= 0 and me.token ~= token) then
-  return -1
-end
-
-local remaining
-if exclusive then
-  if me.exclusive == 0 then
-    return -1
-  end
-  me.exclusive = me.exclusive - 1
-  remaining = me.exclusive
-else
-  if me.shared == 0 then
-    return -1
-  end
-  me.shared = me.shared - 1
-  remaining = me.shared
-end
-
-if me.exclusive == 0 and me.shared == 0 then
-  holders[owner] = nil
-  redis.call('HDEL', KEYS[1], owner)
-  expire_at(KEYS[1], latest_expiry(holders), now)
-else
-  write_holder(KEYS[1], owner, me)
-end
-
+local remaining = release_hold(KEYS[1], holders, ARGV[1], exclusive, tonumber(ARGV[3]), now)
 if remaining == 0 then
-  wake_queue_head(KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], holders, exclusive, now)
+  wake_queue_head(KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], holders, exclusive, now, nil)
 end
 return remaining

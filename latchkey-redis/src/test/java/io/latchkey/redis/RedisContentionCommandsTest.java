@@ -49,10 +49,16 @@ class RedisContentionCommandsTest {
     return server;
   }
 
+  /**
+   * Without hand-overs a contended cycle is three script calls (a waiter queues, the woken head is
+   * granted, the holder releases), four when a wake-up races a waiter's joining. A release that
+   * hands the lock to a waiter of its own client grants it in the same call: two, with every waiter
+   * in one client.
+   */
   @ParameterizedTest(name = "{0} clients x {1} threads")
-  @CsvSource({"8, 1", "4, 4", "1, 8", "8, 4"})
-  void contendedCyclesCostAtMostFourScriptCallsEach(int clients, int threadsPerClient)
-      throws Exception {
+  @CsvSource({"8, 1, 4.5", "4, 4, 3.5", "1, 8, 2.5", "8, 4, 3.5"})
+  void contendedCyclesCostAFixedNumberOfScriptCalls(
+      int clients, int threadsPerClient, double maxScriptsPerCycle) throws Exception {
     String name = "contended/" + clients + "x" + threadsPerClient;
     // Long leases keep the watchdog and the presence refresh out of the count.
     LatchkeyOptions options =
@@ -98,7 +104,7 @@ class RedisContentionCommandsTest {
       System.out.printf(
           "%d clients x %d threads: %.2f script calls per acquire+release%n",
           clients, threadsPerClient, scripts);
-      assertThat(scripts).as("script calls per cycle").isLessThanOrEqualTo(4.5);
+      assertThat(scripts).as("script calls per cycle").isLessThanOrEqualTo(maxScriptsPerCycle);
     } finally {
       threads.shutdownNow();
       for (Latchkey client : opened) {
