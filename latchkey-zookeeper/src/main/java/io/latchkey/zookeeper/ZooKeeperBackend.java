@@ -231,7 +231,7 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     this.semaphores = new ZooKeeperSemaphoreStore(counters);
     this.leasedSemaphores =
         new ZooKeeperLeasedSemaphoreStore(
-            calls, counters, this::sessionTimeoutMillis, stranded, ttlNodes, description);
+            calls, counters, this::sessionTimeoutMillis, stranded, ttlNodes, description, self);
     this.latches = new ZooKeeperLatchStore(counters);
     this.admin = new ZooKeeperAdminStore(calls, layout);
     client.getConnectionStateListenable().addListener(sessionListener);

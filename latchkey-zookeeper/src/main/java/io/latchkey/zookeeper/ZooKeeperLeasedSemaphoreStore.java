@@ -5,7 +5,9 @@ import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import java.util.ConcurrentModificationException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -59,10 +61,12 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private final StrandedNodes stranded;
   private final boolean ttlNodes;
   private final String description;
+  private final ClientIdentity self;
 
   /**
    * @param ttlNodes whether the server takes TTL nodes (else an explicit lease is refused)
    * @param description the backend's description, for a refusal
+   * @param self who this client is, written into the permits it takes
    */
   ZooKeeperLeasedSemaphoreStore(
       ZooKeeperCalls calls,
@@ -70,13 +74,15 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
       LongSupplier sessionTimeoutMillis,
       StrandedNodes stranded,
       boolean ttlNodes,
-      String description) {
+      String description,
+      ClientIdentity self) {
     this.calls = calls;
     this.counters = counters;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
     this.stranded = stranded;
     this.ttlNodes = ttlNodes;
     this.description = description;
+    this.self = self;
   }
 
   @Override
@@ -177,14 +183,14 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
                               .transactionOp()
                               .create()
                               .withMode(CreateMode.EPHEMERAL)
-                              .forPath(permit, new byte[0])
+                              .forPath(permit, permitData(ttlMillis))
                           : calls
                               .client()
                               .transactionOp()
                               .create()
                               .withTtl(ttlMillis)
                               .withMode(CreateMode.PERSISTENT_WITH_TTL)
-                              .forPath(permit, new byte[0]));
+                              .forPath(permit, permitData(ttlMillis)));
               calls.client().transaction().inBackground(callback, on).forOperations(ops);
             })
         .thenApply(
@@ -198,6 +204,22 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
               }
               return code;
             });
+  }
+
+  /**
+   * A permit node's data, as {@link NodeFields} for an operator's {@code zkCli get}: who took it
+   * and, for a TTL node, its lease (the server shows clients no owner or time to live for a TTL
+   * node).
+   */
+  private byte[] permitData(long ttlMillis) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("client", self.clientId());
+    fields.put("host", self.host());
+    fields.put("pid", self.pid());
+    if (ttlMillis != SESSION_BOUND) {
+      fields.put("leaseMs", ttlMillis);
+    }
+    return NodeFields.encode(fields);
   }
 
   /**

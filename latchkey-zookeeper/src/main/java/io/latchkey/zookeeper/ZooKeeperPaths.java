@@ -13,7 +13,8 @@ import java.util.HexFormat;
  * /locks/{name}/lk-{owner digest}-{__WRIT__|__READ__}{sequence}   one ephemeral sequential node per owner
  * /semaphores/{name}                                              data: available permits
  * /leased-semaphores/{name}                                       data: total; children p-{permit id},
- *                                                                 ephemeral, or TTL nodes (explicit leases)
+ *                                                                 ephemeral, or TTL nodes (explicit leases);
+ *                                                                 data: client, host, pid, leaseMs (TTL)
  * /latches/{name}                                                 data: count; absent at zero
  * /clients/{client id}                                            presence, ephemeral
  * /clock                                                          written to read the server's time

@@ -157,7 +157,8 @@ class ZooKeeperTtlLeaseTest {
   @Test
   void anExplicitLeaseIsATtlNodeAndAWatchdogPermitAnEphemeralOne() throws Exception {
     String name = uniqueName("ttl-kinds");
-    LeasedSemaphore semaphore = client(uri()).leasedSemaphore(name);
+    Latchkey latchkey = client(uri());
+    LeasedSemaphore semaphore = latchkey.leasedSemaphore(name);
     semaphore.trySetPermits(2);
 
     Lease leased = semaphore.tryAcquire(LONG_LEASE).orElseThrow();
@@ -167,6 +168,14 @@ class ZooKeeperTtlLeaseTest {
     // ephemeral node's session is): it belongs to no session.
     Stat ttl = existingPermitNode(name, leased.holderId());
     assertThat(ttl.getEphemeralOwner()).as("the TTL node's owner").isZero();
+    // So its data tells an operator whose it is and for how long.
+    assertThat(
+            NodeFields.decode(
+                inspector()
+                    .getData()
+                    .forPath("/" + NAMESPACE + ZooKeeperPaths.permit(name, leased.holderId()))))
+        .containsEntry("client", latchkey.clientId())
+        .containsEntry("leaseMs", Long.toString(LONG_LEASE.toMillis()));
     assertThat(leased.fencingToken()).isEqualTo(ttl.getCzxid());
     Stat ephemeral = existingPermitNode(name, watched.holderId());
     assertThat(EphemeralType.get(ephemeral.getEphemeralOwner())).isEqualTo(EphemeralType.NORMAL);
