@@ -47,9 +47,18 @@ public enum Feature {
   /**
    * Explicit lease times ({@code acquire(wait, leaseTime)}): the backend expires a grant by its own
    * clock when the lease runs out, whether or not the client is alive. Backends whose holds live as
-   * long as a connection or session (advisory locks, ZooKeeper) lack it.
+   * long as a connection or session (advisory locks, ZooKeeper) lack it. It does not cover leased
+   * semaphores' permits, which {@link #PERMIT_LEASE_TIME} does.
    */
   LEASE_TIME,
+  /**
+   * Explicit lease times on a leased semaphore's permits ({@code acquire(wait, leaseTime)}, {@link
+   * LeasedSemaphore#tryAcquire(java.time.Duration)}): the backend frees a permit by its own clock
+   * when its lease runs out, whether or not the client is alive. Every backend with {@link
+   * #LEASE_TIME} and {@link #LEASED_SEMAPHORE} has it; a backend whose locks live on a session may
+   * have it for permits alone (ZooKeeper, where the server enables TTL nodes).
+   */
+  PERMIT_LEASE_TIME,
   /**
    * An {@link OwnerToken} works from another process: the backend keeps hold counts by owner, so an
    * RPC callee holding the caller's token re-enters and releases the caller's grant. Without it a

@@ -9,11 +9,11 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Without a lease time, the client's watchdog keeps the lease alive until it is released (or
  * lost); with one, the grant runs out after that time by the backend's clock, without renewal
- * (backends whose holds live on a session or connection refuse it: see {@link Feature#LEASE_TIME}).
- * A lease is only ever handed out valid: a grant whose answer came back after its lease ran out is
- * given back and the wait goes on. Every form fails with {@link BackendUnavailableException} (or
- * {@link BackendTimeoutException}) when the backend does not answer within the operation timeout,
- * never hanging.
+ * (backends whose holds live on a session or connection refuse it: see {@link Feature#LEASE_TIME}
+ * and {@link Feature#PERMIT_LEASE_TIME}). A lease is only ever handed out valid: a grant whose
+ * answer came back after its lease ran out is given back and the wait goes on. Every form fails
+ * with {@link BackendUnavailableException} (or {@link BackendTimeoutException}) when the backend
+ * does not answer within the operation timeout, never hanging.
  */
 public interface LeaseSource {
   /**
@@ -41,7 +41,7 @@ public interface LeaseSource {
    * @throws LockTimeoutException if nothing was granted in time
    * @throws InterruptedException if the thread was interrupted while waiting (nothing is held)
    * @throws UnsupportedFeatureException if the backend cannot expire grants by itself ({@link
-   *     Feature#LEASE_TIME})
+   *     Feature#LEASE_TIME}; for a leased semaphore's permits {@link Feature#PERMIT_LEASE_TIME})
    */
   Lease acquire(Duration wait, Duration leaseTime) throws InterruptedException;
 

@@ -123,7 +123,7 @@ public interface LeasedSemaphore extends LeaseSource {
    * @throws LockTimeoutException if they were not free in time (nothing is held)
    * @throws InterruptedException if interrupted while waiting (nothing is held)
    * @throws UnsupportedFeatureException without {@link Feature#PERMIT_BATCHES} or {@link
-   *     Feature#LEASE_TIME}
+   *     Feature#PERMIT_LEASE_TIME}
    */
   List<Lease> acquire(int permits, Duration wait, Duration leaseTime) throws InterruptedException;
 
@@ -149,6 +149,7 @@ public interface LeasedSemaphore extends LeaseSource {
   /**
    * @param leaseTime how long the permit is held at most
    * @return a permit if one is free now
+   * @throws UnsupportedFeatureException without {@link Feature#PERMIT_LEASE_TIME}
    */
   Optional<Lease> tryAcquire(Duration leaseTime);
 
@@ -199,7 +200,7 @@ public interface LeasedSemaphore extends LeaseSource {
    * @return true if the permit was held and has the new lease; false if it had expired or was
    *     released
    * @throws UnsupportedFeatureException without {@link Feature#PERMIT_LEASE_UPDATE} or {@link
-   *     Feature#LEASE_TIME}
+   *     Feature#PERMIT_LEASE_TIME}
    */
   boolean updateLeaseTime(String permitId, Duration leaseTime);
 

@@ -19,6 +19,16 @@ public class UnsupportedFeatureException extends UnsupportedOperationException {
   }
 
   /**
+   * @param feature what is missing
+   * @param backend a description of the backend that lacks it
+   * @param reason why it lacks it, e.g. the server setting that would turn the feature on
+   */
+  public UnsupportedFeatureException(Feature feature, String backend, String reason) {
+    super("backend " + backend + " does not support " + feature + ": " + reason);
+    this.feature = feature;
+  }
+
+  /**
    * @return the missing feature
    */
   public Feature feature() {

@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -525,7 +526,10 @@ public final class LatchkeyClient implements Latchkey {
 
   void require(Feature feature) {
     if (!features.contains(feature)) {
-      throw new UnsupportedFeatureException(feature, backend.description());
+      Optional<String> reason = backend.missingFeatureReason(feature);
+      throw reason.isPresent()
+          ? new UnsupportedFeatureException(feature, backend.description(), reason.get())
+          : new UnsupportedFeatureException(feature, backend.description());
     }
   }
 
@@ -543,6 +547,13 @@ public final class LatchkeyClient implements Latchkey {
   void requireLeaseTime(@Nullable Duration leaseTime) {
     if (leaseTime != null) {
       require(Feature.LEASE_TIME);
+    }
+  }
+
+  /** An explicit lease time on a permit needs the backend to expire permits by its own clock. */
+  void requirePermitLeaseTime(@Nullable Duration leaseTime) {
+    if (leaseTime != null) {
+      require(Feature.PERMIT_LEASE_TIME);
     }
   }
 

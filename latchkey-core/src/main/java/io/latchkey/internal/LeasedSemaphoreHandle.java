@@ -222,7 +222,7 @@ final class LeasedSemaphoreHandle extends LeaseIssuingHandle implements LeasedSe
   private CompletableFuture<@Nullable List<Lease>> acquisition(
       List<String> permitIds, long waitNanos, @Nullable Duration leaseTime) {
     client.ensureOpen();
-    client.requireLeaseTime(leaseTime);
+    client.requirePermitLeaseTime(leaseTime);
     boolean watchdog = leaseTime == null;
     long leaseMillis = (leaseTime == null ? client.options().leaseTime() : leaseTime).toMillis();
     Acquisition.WaitPlan plan =
@@ -239,9 +239,12 @@ final class LeasedSemaphoreHandle extends LeaseIssuingHandle implements LeasedSe
                       .call(
                           () -> what(permitIds.size()),
                           () ->
-                              permitIds.size() == 1
-                                  ? store().tryAcquire(name, permitIds.get(0), leaseMillis)
-                                  : store().tryAcquireAll(name, permitIds, leaseMillis),
+                              permitIds.size() > 1
+                                  ? store().tryAcquireAll(name, permitIds, leaseMillis)
+                                  : watchdog
+                                      ? store().tryAcquire(name, permitIds.get(0), leaseMillis)
+                                      : store()
+                                          .tryAcquireWithLease(name, permitIds.get(0), leaseMillis),
                           late -> {
                             if (late.isGranted()) {
                               permitIds.forEach(
@@ -370,7 +373,7 @@ final class LeasedSemaphoreHandle extends LeaseIssuingHandle implements LeasedSe
     Arguments.permitId(permitId);
     Arguments.leaseTime(leaseTime);
     client.require(Feature.PERMIT_LEASE_UPDATE);
-    client.requireLeaseTime(leaseTime);
+    client.requirePermitLeaseTime(leaseTime);
     client.ensureOpen();
     Hold hold = client.ledger().find(new HolderRef(ResourceType.LEASED_SEMAPHORE, name, permitId));
     long leaseMillis = leaseTime.toMillis();

@@ -59,6 +59,18 @@ public interface LatchkeyBackend extends AutoCloseable {
   Set<Feature> features();
 
   /**
+   * Why a feature is missing, when the caller can do something about it: the engine adds it to the
+   * {@link UnsupportedFeatureException} it throws, e.g. the server setting that turns the feature
+   * on.
+   *
+   * @param feature a feature this backend does not declare
+   * @return the reason, a short clause, or empty if there is nothing to tell (the default)
+   */
+  default Optional<String> missingFeatureReason(Feature feature) {
+    return Optional.empty();
+  }
+
+  /**
    * @return the lock records
    */
   LockStore locks();

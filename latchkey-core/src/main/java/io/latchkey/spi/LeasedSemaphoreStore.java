@@ -39,6 +39,23 @@ public interface LeasedSemaphoreStore {
   CompletionStage<AcquireResult> tryAcquire(String name, String permitId, long leaseMillis);
 
   /**
+   * Grants the permit {@code permitId} if a permit is free, with an explicit lease that nobody
+   * renews ({@link io.latchkey.Feature#PERMIT_LEASE_TIME}): the backend frees the permit by its own
+   * clock once {@code leaseMillis} have passed since the grant, whether or not this client lives.
+   * {@link #tryAcquire} is asked for permits that the watchdog renews. A backend whose every permit
+   * expires by its clock need not tell the two apart: the default asks {@link #tryAcquire}.
+   *
+   * @param name the semaphore name
+   * @param permitId a new random id chosen by the engine
+   * @param leaseMillis the permit's lease
+   * @return granted (with a fencing token), or busy with the time until the earliest lease ends
+   */
+  default CompletionStage<AcquireResult> tryAcquireWithLease(
+      String name, String permitId, long leaseMillis) {
+    return tryAcquire(name, permitId, leaseMillis);
+  }
+
+  /**
    * Frees a permit and wakes one waiter. Permit ids are chosen at random by the engine for each
    * acquisition, so the id alone names one grant.
    *

@@ -81,6 +81,7 @@ final class TableBackend extends JdbcModeBackend {
             Feature.LEASED_SEMAPHORE,
             Feature.COUNT_DOWN_LATCH,
             Feature.LEASE_TIME,
+            Feature.PERMIT_LEASE_TIME,
             Feature.REMOTE_OWNER_TOKENS,
             Feature.ADMIN,
             Feature.PRESENCE);

@@ -26,12 +26,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -40,6 +43,8 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -55,14 +60,18 @@ import org.apache.zookeeper.data.ACL;
  * <p>Grants are session-bound (docs/adr/0005-session-and-connection-bound-backends.md): a lock or
  * permit is a node that lives as long as the session of the client that made it. So the backend
  * declares {@link Feature#CONNECTION_BOUND_HOLDS} and not {@link Feature#LEASE_TIME}: an explicit
- * lease time is refused; the engine's watchdog lease bounds how long a grant is trusted without
- * news, and every grant and renewal is valid for at most the negotiated session timeout. The
- * session's states reach the engine as lease events: SUSPENDED suspends every grant (not valid, not
- * lost yet), RECONNECTED with the same session resumes them (the engine confirms each node before
- * trusting it again). When the session ends (LOST, or a reconnection with a new session), every
- * grant of the ended session is lost: at once if the client has no new session yet, else as the
- * engine confirms each grant and finds its node gone. A LOST that Curator posts for a late answer
- * while the client's session lives is ignored.
+ * lease time on a lock is refused; the engine's watchdog lease bounds how long a grant is trusted
+ * without news, and every grant and renewal is valid for at most the negotiated session timeout.
+ * The one exception is a leased semaphore's permit with an explicit lease: where the server enables
+ * TTL nodes ({@code zookeeper.extendedTypesEnabled=true} on every server), such a permit is a TTL
+ * node that the server deletes after the lease, and the backend declares {@link
+ * Feature#PERMIT_LEASE_TIME}; it asks the server once, when it opens. Elsewhere it refuses those
+ * leases too, naming the setting. The session's states reach the engine as lease events: SUSPENDED
+ * suspends every grant (not valid, not lost yet), RECONNECTED with the same session resumes them
+ * (the engine confirms each node before trusting it again). When the session ends (LOST, or a
+ * reconnection with a new session), every grant of the ended session is lost: at once if the client
+ * has no new session yet, else as the engine confirms each grant and finds its node gone. A LOST
+ * that Curator posts for a late answer while the client's session lives is ignored.
  */
 public final class ZooKeeperBackend implements LatchkeyBackend {
   /*
@@ -71,8 +80,8 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
    * Records. ZooKeeperPaths describes the tree under the namespace. Locks are ZooKeeperLockStore's
    * recipe (one ephemeral sequential node per owner, a watch on the node ahead, the creation zxid
    * as fencing token); counters (semaphores, totals, latches) are versioned writes
-   * (ZooKeeperCounters); leased permits are ephemeral children created in one multi-op with a
-   * versioned write of their semaphore.
+   * (ZooKeeperCounters); leased permits are ephemeral children (TTL children for explicit
+   * leases) created in one multi-op with a versioned write of their semaphore.
    *
    * At most once. Every call goes out once, in the background (ZooKeeperCalls). The client this
    * backend builds never retries an operation (RetryNTimes(0)): a call that fails on a lost
@@ -84,10 +93,24 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
    * Curator layouts make the directory the one a Curator recipe uses and the names the ones it
    * sorts by, and the lock store counts Curator's nodes as holders with an unknown owner.
    *
-   * Renewal. Nothing on the server expires a node but the end of its session, so a renewal only
-   * confirms that each grant's node exists with the grant's token, in one pipelined batch of
-   * reads, and caps the validity at the session timeout.
+   * Renewal. Nothing on the server expires a renewed grant's node but the end of its session, so
+   * a renewal only confirms that each grant's node exists with the grant's token, in one pipelined
+   * batch of reads, and caps the validity at the session timeout. TTL permits are never renewed
+   * (explicit leases are not); the engine only confirms them after a suspension, by the same read.
+   *
+   * TTL nodes. The server deletes a TTL node up to one container check interval after its time to
+   * live (ZooKeeperLeasedSemaphoreStore has the rule); the probe at open decides whether the
+   * backend offers them at all (probeTtlNodes).
    */
+
+  /**
+   * Why {@link Feature#PERMIT_LEASE_TIME} is missing when the server refuses TTL nodes: the setting
+   * that turns them on.
+   */
+  static final String NO_TTL_NODES =
+      "explicit permit leases are TTL nodes, which this ZooKeeper server does not enable; start"
+          + " every server of the ensemble with the Java system property"
+          + " zookeeper.extendedTypesEnabled=true (server ids must then be below 255)";
 
   /** The namespace latchkey's nodes live under when the URI names none. */
   public static final String DEFAULT_NAMESPACE = "latchkey";
@@ -117,6 +140,7 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
   private final ZooKeeperLeasedSemaphoreStore leasedSemaphores;
   private final ZooKeeperLatchStore latches;
   private final ZooKeeperAdminStore admin;
+  private final Set<Feature> features;
   private final ConnectionStateListener sessionListener = this::sessionChanged;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -174,6 +198,18 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     // Answers are handled where ZooKeeper delivers them (its event thread, as watches are): each
     // hop to another thread is a wait for a core, which on a busy machine costs more than the call.
     ZooKeeperCalls calls = new ZooKeeperCalls(client.usingNamespace(namespace), Runnable::run);
+    boolean ttlNodes;
+    try {
+      ttlNodes = probeTtlNodes(calls, context.operationTimeout(), description);
+    } catch (RuntimeException e) {
+      closeClient();
+      throw e;
+    }
+    Set<Feature> offered = EnumSet.copyOf(FEATURES);
+    if (ttlNodes) {
+      offered.add(Feature.PERMIT_LEASE_TIME);
+    }
+    this.features = Set.copyOf(offered);
     ClientIdentity self = new ClientIdentity(context.clientId(), localHost(), currentPid());
     ZooKeeperCounters counters = new ZooKeeperCounters(calls);
     this.gate =
@@ -194,10 +230,62 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
             layout);
     this.semaphores = new ZooKeeperSemaphoreStore(counters);
     this.leasedSemaphores =
-        new ZooKeeperLeasedSemaphoreStore(calls, counters, this::sessionTimeoutMillis, stranded);
+        new ZooKeeperLeasedSemaphoreStore(
+            calls, counters, this::sessionTimeoutMillis, stranded, ttlNodes, description, self);
     this.latches = new ZooKeeperLatchStore(counters);
     this.admin = new ZooKeeperAdminStore(calls, layout);
     client.getConnectionStateListenable().addListener(sessionListener);
+  }
+
+  /**
+   * Whether the server takes TTL nodes, asked once when the backend opens (the engine reads the
+   * features then). The probe creates a TTL node under a parent that does not exist, so that it
+   * leaves nothing behind: the server checks that TTL nodes are enabled before it looks for the
+   * parent, so it answers UNIMPLEMENTED where they are off and NONODE where they are on. Should the
+   * parent exist after all, the node is made (with a time to live of 1 ms) and deleted.
+   *
+   * @throws BackendUnavailableException if the server did not answer in time
+   */
+  private static boolean probeTtlNodes(ZooKeeperCalls calls, Duration timeout, String description) {
+    CompletableFuture<KeeperException.Code> answer =
+        calls
+            .send(
+                (callback, on) ->
+                    calls
+                        .client()
+                        .create()
+                        .withTtl(1)
+                        .withMode(CreateMode.PERSISTENT_WITH_TTL)
+                        .inBackground(callback, on)
+                        .forPath(ZooKeeperPaths.TTL_PROBE, new byte[0]))
+            .thenApply(ZooKeeperCalls::code);
+    KeeperException.Code code;
+    try {
+      code = answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BackendUnavailableException(
+          "interrupted while asking " + description + " whether it enables TTL nodes", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new BackendUnavailableException(
+          description + " did not answer whether it enables TTL nodes", e);
+    }
+    return switch (code) {
+      case NONODE, NODEEXISTS -> true;
+      case OK -> {
+        @SuppressWarnings("FutureReturnValueIgnored") // a 1 ms TTL node goes by itself anyway
+        CompletableFuture<KeeperException.Code> ignored =
+            calls.delete(ZooKeeperPaths.TTL_PROBE, -1);
+        yield true;
+      }
+      case UNIMPLEMENTED -> false;
+      default ->
+          throw new BackendUnavailableException(
+              description
+                  + " did not answer whether it enables TTL nodes: "
+                  + KeeperException.create(code).getMessage(),
+              null);
+    };
   }
 
   /**
@@ -430,9 +518,20 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     return identity;
   }
 
+  /**
+   * {@link #FEATURES}, and {@link Feature#PERMIT_LEASE_TIME} if the server took a TTL node when the
+   * backend opened.
+   */
   @Override
   public Set<Feature> features() {
-    return FEATURES;
+    return features;
+  }
+
+  @Override
+  public Optional<String> missingFeatureReason(Feature feature) {
+    return feature == Feature.PERMIT_LEASE_TIME && !features.contains(feature)
+        ? Optional.of(NO_TTL_NODES)
+        : Optional.empty();
   }
 
   @Override

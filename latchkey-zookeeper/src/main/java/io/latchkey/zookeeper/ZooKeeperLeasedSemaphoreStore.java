@@ -1,9 +1,13 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.Feature;
+import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.LeasedSemaphoreStore;
 import java.util.ConcurrentModificationException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -12,38 +16,73 @@ import org.apache.zookeeper.KeeperException;
 
 /**
  * Leased semaphores as lease nodes, in the manner of Curator's {@code InterProcessSemaphoreV2}: the
- * semaphore's node holds the total; each granted permit is an ephemeral child {@code p-{permit id}}
- * whose creation zxid is its fencing token. A permit lives as long as the session of the client
- * that took it (the watchdog's lease is the engine's bound on trusting it); an explicit lease per
- * permit would need TTL nodes and is refused, like every explicit lease on this backend.
+ * semaphore's node holds the total; each granted permit is a child {@code p-{permit id}} whose
+ * creation zxid is its fencing token. A permit the watchdog renews is an ephemeral node: it lives
+ * as long as the session of the client that took it (the watchdog's lease is the engine's bound on
+ * trusting it). A permit with an explicit lease is a TTL node ({@link
+ * CreateMode#PERSISTENT_WITH_TTL}, the lease as its time to live), which is not tied to the
+ * session: the server deletes it once the lease has passed, whether or not its client lives.
+ *
+ * <p>TTL nodes (ZooKeeper 3.5.3 and later) exist only where every server runs with {@code
+ * zookeeper.extendedTypesEnabled=true}; the backend probes for them when it opens and declares
+ * {@link io.latchkey.Feature#PERMIT_LEASE_TIME} only if the server takes them. The server's rule:
+ * its container manager (on the leader) runs every {@code znode.container.checkIntervalMs} (60 s by
+ * default) and deletes a TTL node without children whose last modification time (mtime, set by the
+ * server when the node was created or last written) lies more than the TTL behind the server's wall
+ * clock. So the node goes between TTL and TTL plus one check interval after its creation (plus the
+ * time a delete takes to be applied): the permit is freed up to one interval late, a delay for the
+ * next holder, never an overlap, because the holder's lease clock starts before the create is sent,
+ * hence ends before the server may delete the node. This assumes, as Redis leases do, that the
+ * server's wall clock does not jump forward. The deletion is not checked against the mtime again
+ * when it is applied, so a write to a node that is due already does not save it: nothing renews
+ * these nodes (the engine renews no explicit lease), and the node's mtime is its creation.
  *
  * <p>A grant is one multi-op: a write of the semaphore's node at the version read (which serialises
  * grants against each other and against changes of the total) and the creation of the permit's
  * node, after counting the children against the total. A release deletes the permit's node; a
- * waiter watches the semaphore's children.
+ * waiter watches the semaphore's children (the server's deletion of a TTL node wakes it too). A TTL
+ * permit that ran out but is not deleted yet still counts against the total until it is deleted.
  *
- * <p>A grant or release that fails on the connection may leave the permit's node in the session: it
- * is handed to {@link StrandedNodes}, which deletes it once the connection is back. The failed
- * acquisition's permit id is never used again (each acquisition draws fresh ids), and the engine
- * forgot a permit whose release failed, so the delete takes no permit that anyone holds.
+ * <p>A grant or release that fails on the connection may leave the permit's node behind (in the
+ * session, or for its TTL): it is handed to {@link StrandedNodes}, which deletes it once the
+ * connection is back. The failed acquisition's permit id is never used again (each acquisition
+ * draws fresh ids), and the engine forgot a permit whose release failed, so the delete takes no
+ * permit that anyone holds.
  */
 final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private static final int ATTEMPTS = 64;
+
+  /** A permit without a TTL: an ephemeral node. */
+  private static final long SESSION_BOUND = -1;
 
   private final ZooKeeperCalls calls;
   private final ZooKeeperCounters counters;
   private final LongSupplier sessionTimeoutMillis;
   private final StrandedNodes stranded;
+  private final boolean ttlNodes;
+  private final String description;
+  private final ClientIdentity self;
 
+  /**
+   * @param ttlNodes whether the server takes TTL nodes (else an explicit lease is refused)
+   * @param description the backend's description, for a refusal
+   * @param self who this client is, written into the permits it takes
+   */
   ZooKeeperLeasedSemaphoreStore(
       ZooKeeperCalls calls,
       ZooKeeperCounters counters,
       LongSupplier sessionTimeoutMillis,
-      StrandedNodes stranded) {
+      StrandedNodes stranded,
+      boolean ttlNodes,
+      String description,
+      ClientIdentity self) {
     this.calls = calls;
     this.counters = counters;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
     this.stranded = stranded;
+    this.ttlNodes = ttlNodes;
+    this.description = description;
+    this.self = self;
   }
 
   @Override
@@ -57,14 +96,38 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
         ZooKeeperPaths.leasedSemaphore(name), "leased semaphore '" + name + "'", delta);
   }
 
+  /** A permit the watchdog renews: an ephemeral node, valid for the session timeout at most. */
   @Override
   public CompletableFuture<AcquireResult> tryAcquire(
       String name, String permitId, long leaseMillis) {
     return stranded.onConnectionLoss(
-        attempt(name, permitId, 0), ZooKeeperPaths.permit(name, permitId), -1, code -> {});
+        attempt(name, permitId, SESSION_BOUND, 0),
+        ZooKeeperPaths.permit(name, permitId),
+        -1,
+        code -> {});
   }
 
-  private CompletableFuture<AcquireResult> attempt(String name, String permitId, int round) {
+  /** A permit with an explicit lease: a TTL node whose time to live is the lease. */
+  @Override
+  public CompletableFuture<AcquireResult> tryAcquireWithLease(
+      String name, String permitId, long leaseMillis) {
+    if (!ttlNodes) {
+      return CompletableFuture.failedFuture(
+          new UnsupportedFeatureException(
+              Feature.PERMIT_LEASE_TIME, description, ZooKeeperBackend.NO_TTL_NODES));
+    }
+    return stranded.onConnectionLoss(
+        attempt(name, permitId, leaseMillis, 0),
+        ZooKeeperPaths.permit(name, permitId),
+        -1,
+        code -> {});
+  }
+
+  /**
+   * @param ttlMillis the permit node's time to live, or {@link #SESSION_BOUND}
+   */
+  private CompletableFuture<AcquireResult> attempt(
+      String name, String permitId, long ttlMillis, int round) {
     if (round >= ATTEMPTS) {
       return CompletableFuture.failedFuture(
           new ConcurrentModificationException("leased semaphore '" + name + "' kept changing"));
@@ -81,25 +144,28 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
                     .thenCompose(
                         children -> {
                           if (children.contains(permitNode)) {
-                            return grantOf(permit, name, permitId, round);
+                            return existing(permit, name, permitId, ttlMillis, round);
                           }
                           if (!total.exists() || children.size() >= total.value()) {
                             return calls
                                 .watchChildren(semaphore)
                                 .thenApply(watch -> AcquireResult.busyUntil(watch.fired()));
                           }
-                          return take(semaphore, total, permit)
+                          return take(semaphore, total, permit, ttlMillis)
                               .thenCompose(
                                   code ->
-                                      code == KeeperException.Code.OK
-                                              || code == KeeperException.Code.NODEEXISTS
-                                          ? grantOf(permit, name, permitId, round)
-                                          : attempt(name, permitId, round + 1));
+                                      switch (code) {
+                                        case OK ->
+                                            grantOf(permit, name, permitId, ttlMillis, round);
+                                        case NODEEXISTS ->
+                                            existing(permit, name, permitId, ttlMillis, round);
+                                        default -> attempt(name, permitId, ttlMillis, round + 1);
+                                      });
                         }));
   }
 
   private CompletableFuture<KeeperException.Code> take(
-      String semaphore, ZooKeeperCounters.Counter total, String permit) {
+      String semaphore, ZooKeeperCounters.Counter total, String permit, long ttlMillis) {
     return calls
         .send(
             (callback, on) -> {
@@ -111,12 +177,20 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
                           .setData()
                           .withVersion(total.version())
                           .forPath(semaphore, ZooKeeperCounters.format(total.value())),
-                      calls
-                          .client()
-                          .transactionOp()
-                          .create()
-                          .withMode(CreateMode.EPHEMERAL)
-                          .forPath(permit, new byte[0]));
+                      ttlMillis == SESSION_BOUND
+                          ? calls
+                              .client()
+                              .transactionOp()
+                              .create()
+                              .withMode(CreateMode.EPHEMERAL)
+                              .forPath(permit, permitData(ttlMillis))
+                          : calls
+                              .client()
+                              .transactionOp()
+                              .create()
+                              .withTtl(ttlMillis)
+                              .withMode(CreateMode.PERSISTENT_WITH_TTL)
+                              .forPath(permit, permitData(ttlMillis)));
               calls.client().transaction().inBackground(callback, on).forOperations(ops);
             })
         .thenApply(
@@ -132,17 +206,57 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
             });
   }
 
+  /**
+   * A permit node's data, as {@link NodeFields} for an operator's {@code zkCli get}: who took it
+   * and, for a TTL node, its lease (the server shows clients no owner or time to live for a TTL
+   * node).
+   */
+  private byte[] permitData(long ttlMillis) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("client", self.clientId());
+    fields.put("host", self.host());
+    fields.put("pid", self.pid());
+    if (ttlMillis != SESSION_BOUND) {
+      fields.put("leaseMs", ttlMillis);
+    }
+    return NodeFields.encode(fields);
+  }
+
+  /**
+   * The permit's node was there before this attempt's create: an earlier attempt of this
+   * acquisition made it and its answer was lost (permit ids are fresh per acquisition, and the
+   * engine registered no grant of it). An ephemeral node is taken as the grant: the session bounds
+   * it as it bounds any. A TTL node is not: its time to live runs from the earlier create, before
+   * this attempt's lease clock started, so it is deleted and the permit taken anew.
+   */
+  private CompletableFuture<AcquireResult> existing(
+      String permit, String name, String permitId, long ttlMillis, int round) {
+    if (ttlMillis == SESSION_BOUND) {
+      return grantOf(permit, name, permitId, ttlMillis, round);
+    }
+    return calls
+        .delete(permit, -1)
+        .thenCompose(deleted -> attempt(name, permitId, ttlMillis, round + 1));
+  }
+
+  /**
+   * The permit's node is there, made by this attempt: its creation zxid is the token. An ephemeral
+   * node is trusted for the session timeout at most; a TTL node for its lease, which the engine
+   * keeps.
+   */
   private CompletableFuture<AcquireResult> grantOf(
-      String permit, String name, String permitId, int round) {
+      String permit, String name, String permitId, long ttlMillis, int round) {
     return calls
         .stat(permit)
         .thenCompose(
             stat ->
                 stat == null
-                    ? attempt(name, permitId, round + 1)
+                    ? attempt(name, permitId, ttlMillis, round + 1)
                     : CompletableFuture.completedFuture(
-                        AcquireResult.grantedFor(
-                            stat.getCzxid(), 1, sessionTimeoutMillis.getAsLong())));
+                        ttlMillis == SESSION_BOUND
+                            ? AcquireResult.grantedFor(
+                                stat.getCzxid(), 1, sessionTimeoutMillis.getAsLong())
+                            : AcquireResult.granted(stat.getCzxid(), 1)));
   }
 
   @Override

@@ -12,10 +12,13 @@ import java.util.HexFormat;
  * <pre>
  * /locks/{name}/lk-{owner digest}-{__WRIT__|__READ__}{sequence}   one ephemeral sequential node per owner
  * /semaphores/{name}                                              data: available permits
- * /leased-semaphores/{name}                                       data: total; children p-{permit id}, ephemeral
+ * /leased-semaphores/{name}                                       data: total; children p-{permit id},
+ *                                                                 ephemeral, or TTL nodes (explicit leases);
+ *                                                                 data: client, host, pid, leaseMs (TTL)
  * /latches/{name}                                                 data: count; absent at zero
  * /clients/{client id}                                            presence, ephemeral
  * /clock                                                          written to read the server's time
+ * /ttl-probe/never                                                never made: probes for TTL nodes
  * </pre>
  *
  * A name is data: it becomes one path segment by percent-encoding every character outside {@code
@@ -29,6 +32,12 @@ final class ZooKeeperPaths {
   static final String LATCHES = "/latches";
   static final String CLIENTS = "/clients";
   static final String CLOCK = "/clock";
+
+  /**
+   * Where the backend probes for TTL nodes: a node whose parent latchkey never creates, so that a
+   * server that takes TTL nodes answers NONODE and nothing is made.
+   */
+  static final String TTL_PROBE = "/ttl-probe/never";
 
   /** The prefix of latchkey's lock nodes; other nodes in a lock's directory are foreign. */
   static final String LOCK_NODE_PREFIX = "lk-";

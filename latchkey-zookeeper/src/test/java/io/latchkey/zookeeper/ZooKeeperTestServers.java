@@ -4,6 +4,7 @@ import io.latchkey.Feature;
 import io.latchkey.spi.BackendFactory;
 import io.latchkey.testkit.BackendFixture;
 import java.net.URI;
+import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -21,7 +22,24 @@ final class ZooKeeperTestServers {
   /** The session timeout the tests' clients ask for. */
   static final String SESSION_TIMEOUT = "3s";
 
+  /** What the backend declares on a server that takes TTL nodes. */
+  private static final Set<Feature> WITH_TTL_NODES = withTtlNodes();
+
   private ZooKeeperTestServers() {}
+
+  private static Set<Feature> withTtlNodes() {
+    Set<Feature> features = EnumSet.copyOf(ZooKeeperBackend.FEATURES);
+    features.add(Feature.PERMIT_LEASE_TIME);
+    return Set.copyOf(features);
+  }
+
+  /**
+   * @return whether the servers started in this JVM take TTL nodes: the build turns them on for the
+   *     whole test JVM (a server reads the property at every create)
+   */
+  static boolean ttlNodes() {
+    return Boolean.getBoolean("zookeeper.extendedTypesEnabled");
+  }
 
   /**
    * @return a started single server with a short tick and no limit on connections per address
@@ -69,9 +87,10 @@ final class ZooKeeperTestServers {
 
       @Override
       public Set<Feature> features() {
-        // Not an explicit lease (session-bound nodes), push wake-ups (watches instead),
-        // revocation, nor the newer synchronizer operations.
-        return ZooKeeperBackend.FEATURES;
+        // Not an explicit lease on locks (session-bound nodes), push wake-ups (watches instead),
+        // revocation, nor the newer synchronizer operations; explicit permit leases where the
+        // servers of this JVM take TTL nodes.
+        return ttlNodes() ? WITH_TTL_NODES : ZooKeeperBackend.FEATURES;
       }
 
       @Override

@@ -163,6 +163,10 @@ public abstract class FeatureContract extends ContractSupport {
       case SYNCHRONIZER_INSPECTION ->
           has(latchkey, Feature.ADMIN) ? () -> latchkey.admin().listLatches() : null;
       case LEASE_TIME -> () -> latchkey.lock(name).acquire(Duration.ZERO, Duration.ofSeconds(5));
+      case PERMIT_LEASE_TIME ->
+          has(latchkey, Feature.LEASED_SEMAPHORE)
+              ? () -> latchkey.leasedSemaphore(name).tryAcquire(Duration.ofSeconds(5))
+              : null;
       case REMOTE_OWNER_TOKENS -> () -> latchkey.lock(name).withOwner(OwnerToken.random()).unlock();
       case ADMIN -> () -> latchkey.admin().list();
       case PRESENCE -> () -> latchkey.admin().clients();

@@ -11,6 +11,7 @@ import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.SemaphoreStore;
 import io.latchkey.spi.WakeupBus;
 import java.util.Collection;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -39,6 +40,11 @@ abstract class ForwardingBackend implements LatchkeyBackend {
   @Override
   public Set<Feature> features() {
     return delegate.features();
+  }
+
+  @Override
+  public Optional<String> missingFeatureReason(Feature feature) {
+    return delegate.missingFeatureReason(feature);
   }
 
   @Override

@@ -67,7 +67,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   private static final Duration SHORT_LEASE = Duration.ofMillis(300);
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void trySetPermitsOnlyOnceAndAddPermitsChangesTheTotal() {
     String name = uniqueName("leased-set");
     LeasedSemaphore mine = client().leasedSemaphore(name);
@@ -114,7 +114,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void permitsHaveDistinctIds() throws InterruptedException {
     String name = uniqueName("leased-ids");
     LeasedSemaphore semaphore = client().leasedSemaphore(name);
@@ -137,7 +137,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void atMostTheSetNumberOfPermitsIsGranted() throws InterruptedException {
     String name = uniqueName("leased-max");
     LeasedSemaphore mine = client().leasedSemaphore(name);
@@ -164,7 +164,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void neverMorePermitsHeldThanSetUnderContention() throws InterruptedException {
     String name = uniqueName("leased-contention");
     int permits = 2;
@@ -199,7 +199,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void expiredPermitReturnsToThePool() throws Exception {
     String name = uniqueName("leased-expiry");
     LeasedSemaphore semaphore = client().leasedSemaphore(name);
@@ -224,7 +224,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void anotherClientReleasesByPermitId() throws InterruptedException {
     String name = uniqueName("leased-release-id");
     LeasedSemaphore mine = client().leasedSemaphore(name);
@@ -265,7 +265,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void watchdogKeepsAPermitWithoutExplicitLease() throws InterruptedException {
     String name = uniqueName("leased-watchdog");
     Latchkey renewing =
@@ -287,7 +287,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void availablePermitsCountsExpiredPermitsAsFree() throws InterruptedException {
     String name = uniqueName("leased-available");
     LeasedSemaphore semaphore = client().leasedSemaphore(name);
@@ -317,7 +317,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void acquireAsyncGetsAPermitWhenOneIsReleased() throws Exception {
     String name = uniqueName("leased-async");
     LeasedSemaphore mine = client().leasedSemaphore(name);
@@ -342,7 +342,7 @@ public abstract class LeasedSemaphoreContract extends ContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void cancelledAcquireAsyncTakesNothing() throws InterruptedException {
     String name = uniqueName("leased-async-cancel");
     LeasedSemaphore mine = client().leasedSemaphore(name);

@@ -103,7 +103,7 @@ public abstract class LeasedSemaphoreOperationsContract extends ContractSupport 
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   public void heldPermitsListsThisClientsValidPermits() throws Exception {
     String name = uniqueName("leased-held");
     LeasedSemaphore semaphore = client().leasedSemaphore(name);
@@ -202,7 +202,11 @@ public abstract class LeasedSemaphoreOperationsContract extends ContractSupport 
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_UPDATE, Feature.LEASE_TIME})
+  @RequiresFeature({
+    Feature.LEASED_SEMAPHORE,
+    Feature.PERMIT_LEASE_UPDATE,
+    Feature.PERMIT_LEASE_TIME
+  })
   public void updateLeaseTimeShortensAndLengthensAPermit() throws Exception {
     String name = uniqueName("leased-update");
     LeasedSemaphore semaphore = client().leasedSemaphore(name);

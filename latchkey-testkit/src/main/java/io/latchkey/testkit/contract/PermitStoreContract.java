@@ -158,14 +158,15 @@ public abstract class PermitStoreContract extends SpiContractSupport {
   }
 
   @Test
-  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.LEASE_TIME})
+  @RequiresFeature({Feature.LEASED_SEMAPHORE, Feature.PERMIT_LEASE_TIME})
   void expiredLeasedPermitIsFree() {
     String name = uniqueName("spi-leased-expiry");
     LeasedSemaphoreStore mine = open().leasedSemaphores();
     LeasedSemaphoreStore theirs = open().leasedSemaphores();
     assertThat(join(mine.trySetPermits(name, 1))).isTrue();
     String permitId = owner("permit");
-    long token = granted(join(mine.tryAcquire(name, permitId, BRIEF_LEASE))).fencingToken();
+    long token =
+        granted(join(mine.tryAcquireWithLease(name, permitId, BRIEF_LEASE))).fencingToken();
     busy(join(theirs.tryAcquire(name, owner("permit"), LONG_LEASE)), BRIEF_LEASE);
 
     Awaiting.eventually().until(() -> join(theirs.availablePermits(name)) == 1);

@@ -182,7 +182,7 @@ public abstract class SynchronizerStoreContract extends SpiContractSupport {
   @RequiresFeature({
     Feature.LEASED_SEMAPHORE,
     Feature.PERMIT_LEASE_UPDATE,
-    Feature.LEASE_TIME,
+    Feature.PERMIT_LEASE_TIME,
     Feature.ADMIN,
     Feature.SYNCHRONIZER_INSPECTION
   })
