@@ -36,11 +36,16 @@ import org.redisson.config.Config;
  *
  * <pre>
  * java -cp latchkey-bench/target/latchkey-benchmarks.jar io.latchkey.bench.ContendedRounds \
- *     [--rounds 3] [--settle 2] [--window 6] [--threads 8] [--paired 0]
+ *     [--rounds 3] [--settle 2] [--window 6] [--threads 8] [--warmup 0] [--paired 0]
  * </pre>
  *
- * {@code --paired S} adds {@link PairedLatency} for S seconds (after S/4 s of warm-up) at the end:
- * the uncontended cycle of the floor, latchkey's backend alone, latchkey and Redisson, interleaved.
+ * {@code --warmup S} first runs every variant once for S seconds, unmeasured: without it the first
+ * measured window also pays the JIT compilation of its library (on a loaded machine that window is
+ * the slowest of the run).
+ *
+ * <p>{@code --paired S} adds {@link PairedLatency} for S seconds (after S/4 s of warm-up) at the
+ * end: the uncontended cycle of the floor, latchkey's backend alone, latchkey and Redisson,
+ * interleaved.
  */
 public final class ContendedRounds {
   private ContendedRounds() {}
@@ -129,6 +134,7 @@ public final class ContendedRounds {
     int window = 6;
     int threads = 8;
     int paired = 0;
+    int warmup = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
@@ -136,6 +142,7 @@ public final class ContendedRounds {
         case "--window" -> window = Integer.parseInt(args[++i]);
         case "--threads" -> threads = Integer.parseInt(args[++i]);
         case "--paired" -> paired = Integer.parseInt(args[++i]);
+        case "--warmup" -> warmup = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -149,6 +156,13 @@ public final class ContendedRounds {
               + " at "
               + server.uri());
       Variant[] variants = Variant.values();
+      if (warmup > 0) {
+        // One unmeasured window per variant first, so that no measured window pays the JIT.
+        for (Variant variant : variants) {
+          measure(server, variant, 0, threads, 0, warmup);
+        }
+        log("warmed up: " + warmup + " s per variant, load " + RedisBenchmarks.loadAverage());
+      }
       for (int round = 1; round <= rounds; round++) {
         for (int i = 0; i < variants.length; i++) {
           Variant variant = variants[(round - 1 + i) % variants.length];
