@@ -3,6 +3,7 @@ package io.latchkey.quorum;
 import io.latchkey.Feature;
 import io.latchkey.HolderInfo;
 import io.latchkey.LockInfo;
+import io.latchkey.LockMode;
 import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.FenceStore.Epoch;
@@ -11,8 +12,10 @@ import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
@@ -60,7 +63,14 @@ import org.jspecify.annotations.Nullable;
  * grant a second, and the kit's stress tests timed out. Queued everywhere or nowhere, the members'
  * queues keep the same order, and their heads agree.
  *
- * <p>Answers that arrive after a round was decided are attached to the grant, or undone once.
+ * <p>Answers that arrive after a round was decided are attached to the grant, or undone once. An
+ * exclusive grant takes on every member grant it can (more members to confirm its renewals). A
+ * shared grant takes on only the members that counted for it (and, on a re-entry, those that hold
+ * it already): its late or non-counting member grants are undone. Another client tells a shared
+ * holder's token from the holder records of the members showing it ({@link QuorumInspection});
+ * those must be the values the token was ranked among, or a late member's record shifts the rank.
+ * An exclusive holder's token is told from the lock's counters instead, which late members do not
+ * shift.
  */
 final class QuorumAcquisition {
   /**
@@ -102,6 +112,8 @@ final class QuorumAcquisition {
   private final List<LateVote> lateVotes = new ArrayList<>();
   private boolean resolved;
   private @Nullable QuorumGrant grant;
+  // The members whose grants counted for #grant as a new grant (#handOut).
+  private Set<Integer> counting = Set.of();
   // Ends the wait for the members still out once a majority counts (#decided).
   private @Nullable ScheduledFuture<?> grace;
 
@@ -307,7 +319,7 @@ final class QuorumAcquisition {
   private CompletionStage<AcquireResult> granted(MemberRound<Vote> round, List<Integer> counted) {
     QuorumGrant held = quorum.grants().get(holder);
     if (held != null && !held.ended() && isReentry(round, counted, held)) {
-      return handOut(round, held, 1);
+      return handOut(round, held, 1, Set.of());
     }
     if ((held == null || held.ended()) && reenteredByMajority(round, counted)) {
       // A grant of this owner that this client does not hold: another client's (an owner token
@@ -382,7 +394,7 @@ final class QuorumAcquisition {
               QuorumGrant registered = quorum.register(holder, quorumToken);
               // Another thread of the same owner may have registered this grant a moment ago.
               int holds = registered.hasHolds() ? 1 : majorityHolds(round, counted);
-              return handOut(round, registered, holds);
+              return handOut(round, registered, holds, memberIndices(round, counted));
             });
   }
 
@@ -419,8 +431,23 @@ final class QuorumAcquisition {
     return Math.max(1, holds.get(quorum.majority() - 1));
   }
 
+  private static Set<Integer> memberIndices(MemberRound<Vote> round, List<Integer> slots) {
+    Set<Integer> indices = new HashSet<>();
+    for (int slot : slots) {
+      indices.add(round.member(slot).index());
+    }
+    return indices;
+  }
+
+  /**
+   * Hands out {@code holds} more of {@code target} and attaches the member grants to it.
+   *
+   * @param joining the members whose grants counted for {@code target} as a new grant (empty for a
+   *     re-entry): the only members, besides those that hold it already, that a shared grant takes
+   *     on (class comment)
+   */
   private CompletionStage<AcquireResult> handOut(
-      MemberRound<Vote> round, QuorumGrant target, int holds) {
+      MemberRound<Vote> round, QuorumGrant target, int holds, Set<Integer> joining) {
     // Redlock's validity, left from now: lease - time taken - drift. None left: undone.
     long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
     long fromSend = request.leaseMillis() - quorum.settings().driftMillis(request.leaseMillis());
@@ -431,6 +458,7 @@ final class QuorumAcquisition {
     }
     synchronized (this) {
       grant = target;
+      counting = joining;
     }
     for (int i = 0; i < round.size(); i++) {
       Vote vote = round.answer(i);
@@ -497,11 +525,13 @@ final class QuorumAcquisition {
 
   private void attachOrUndo(QuorumMember member, Vote vote) {
     QuorumGrant target;
+    boolean mayJoin;
     synchronized (this) {
       target = grant;
+      mayJoin = request.mode() == LockMode.EXCLUSIVE || counting.contains(member.index());
     }
     long memberToken = vote.answer().fencingToken();
-    if (target == null || !target.attach(member.index(), memberToken)) {
+    if (target == null || !target.attach(member.index(), memberToken, mayJoin)) {
       quorum.undo(member, holder, memberToken, request.mode());
     }
   }

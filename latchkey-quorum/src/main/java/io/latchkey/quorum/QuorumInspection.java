@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -33,8 +34,15 @@ import org.jspecify.annotations.Nullable;
  *       those is T only when C were the members with the smallest tokens (usual on Redis, whose
  *       tokens follow each server's clock, but not certain: the kit's exact-token checks failed now
  *       and then under load).
- *   <li>A shared holder: other readers' grants move the counters, so the members' holder tokens,
- *       the value a majority reaches, which may be below the grant's token.
+ *   <li>A shared holder: other readers' grants move the counters, so the members' holder records
+ *       tell it. A shared grant lives only on the k members that counted for it (its late and
+ *       non-counting member grants are undone, {@link QuorumAcquisition}), and their records keep
+ *       the values its token was ranked among: the token is the value of rank {@code k + majority −
+ *       members} from the largest, here with k the members showing the holder. Exact while every
+ *       member that counted for the grant answers and still holds it; before, late members' records
+ *       (often lower, on Redis) shifted the rank (docs/adr/0009-quorum-fencing.md).
+ *   <li>An owner that holds both modes (a writer reading): its read holds carry its write grant's
+ *       token, on every backend.
  * </ul>
  */
 final class QuorumInspection {
@@ -45,8 +53,9 @@ final class QuorumInspection {
       List<LockInfo> infos,
       List<QuorumMember> seenAt,
       @Nullable List<Long> fenceCounters,
-      int majority,
+      int members,
       Map<HolderRef, QuorumGrant> grants) {
+    int majority = members / 2 + 1;
     Map<OwnerMode, List<HolderInfo>> byOwner = new LinkedHashMap<>();
     Map<OwnerMode, List<QuorumMember>> ownerAt = new LinkedHashMap<>();
     Map<OwnerMode, List<Long>> countersAt = new LinkedHashMap<>();
@@ -69,7 +78,7 @@ final class QuorumInspection {
                     : holder.fencingToken());
       }
     }
-    List<HolderInfo> holders = new ArrayList<>();
+    Map<OwnerMode, Long> tokens = new LinkedHashMap<>();
     byOwner.forEach(
         (key, seen) -> {
           if (seen.size() < majority) {
@@ -82,9 +91,27 @@ final class QuorumInspection {
             long epoch = Math.max(0, at.get(i).epoch());
             values.add((epoch << QuorumAcquisition.MEMBER_TOKEN_BITS) | memberValues.get(i));
           }
+          // Exclusive: the majority-th largest counter. Shared: the holder's own values, of the
+          // rank its grant's token had among them (class comment).
+          int rank =
+              key.mode() == LockMode.EXCLUSIVE
+                  ? majority
+                  : Math.max(1, values.size() + majority - members);
+          tokens.put(key, valueOfRank(values, rank));
+        });
+    List<HolderInfo> holders = new ArrayList<>();
+    byOwner.forEach(
+        (key, seen) -> {
+          if (seen.size() < majority) {
+            return;
+          }
           QuorumGrant ours = grants.get(new HolderRef(ResourceType.LOCK, name, key.owner()));
+          // A writer's read holds share its write grant's token.
+          Long writeToken = tokens.get(new OwnerMode(key.owner(), LockMode.EXCLUSIVE));
           long token =
-              ours != null && !ours.ended() ? ours.token() : atLeastByMajority(values, majority);
+              ours != null && !ours.ended()
+                  ? ours.token()
+                  : writeToken != null ? writeToken : Objects.requireNonNull(tokens.get(key));
           HolderInfo first = seen.get(0);
           holders.add(
               new HolderInfo(
@@ -110,8 +137,13 @@ final class QuorumInspection {
 
   /** The largest value that at least {@code majority} of {@code values} reach. */
   private static Long atLeastByMajority(List<Long> values, int majority) {
+    return valueOfRank(values, majority);
+  }
+
+  /** The value of {@code rank} (1: the largest) among {@code values}, at most the smallest. */
+  private static Long valueOfRank(List<Long> values, int rank) {
     List<Long> sorted = new ArrayList<>(values);
     sorted.sort(Comparator.reverseOrder());
-    return sorted.get(Math.min(majority, sorted.size()) - 1);
+    return sorted.get(Math.min(rank, sorted.size()) - 1);
   }
 }
