@@ -64,13 +64,18 @@ import org.jspecify.annotations.Nullable;
  * queues keep the same order, and their heads agree.
  *
  * <p>Answers that arrive after a round was decided are attached to the grant, or undone once. An
- * exclusive grant takes on every member grant it can (more members to confirm its renewals). A
- * shared grant takes on only the members that counted for it (and, on a re-entry, those that hold
- * it already): its late or non-counting member grants are undone. Another client tells a shared
- * holder's token from the holder records of the members showing it ({@link QuorumInspection});
- * those must be the values the token was ranked among, or a late member's record shifts the rank.
- * An exclusive holder's token is told from the lock's counters instead, which late members do not
- * shift.
+ * exclusive grant takes on every member grant it can (more members to confirm its renewals, and to
+ * hold back other owners). Another client tells an exclusive holder's token from the lock's
+ * counters, which late members do not shift, but a shared holder's from the holder records of the
+ * members showing it ({@link QuorumInspection}): the token has rank {@code counted + majority −
+ * members} among the counting members' records, and the view takes that rank among all records
+ * showing the holder, shifted by one for each more. So a shared grant takes on a member grant that
+ * did not count for it (it came late, or the member is in quarantine) only if the member's value is
+ * at least the token: a record above it shifts the rank onto the token again, one below it onto a
+ * smaller value. Others are undone. Keeping the ones above matters: a reader that holds on fewer
+ * members lets a writer be granted on the others and lose a split vote, after which the writer
+ * leaves the members' queues and no longer holds back new readers (ADR 0006; the kit's writer
+ * preference checks failed so on mixed members when every non-counting grant was undone).
  */
 final class QuorumAcquisition {
   /**
@@ -88,6 +93,18 @@ final class QuorumAcquisition {
   record Vote(AcquireResult answer, @Nullable Epoch epoch) {
     boolean counts() {
       return answer.isGranted() && epoch != null && !epoch.isEmpty() && !epoch.isQuarantined();
+    }
+
+    /**
+     * Whether another client's view of a shared grant with {@code token} stays that token when this
+     * member's holder record joins the ones it ranks (its value is at least the token: class
+     * comment).
+     */
+    boolean keepsTheRankOf(long token) {
+      return epoch != null
+          && answer.fencingToken() <= MEMBER_TOKEN_MASK
+          && epoch.value() <= MAX_EPOCH
+          && value() >= token;
     }
 
     /** The member's value of this grant: its epoch above its own token. */
@@ -443,8 +460,7 @@ final class QuorumAcquisition {
    * Hands out {@code holds} more of {@code target} and attaches the member grants to it.
    *
    * @param joining the members whose grants counted for {@code target} as a new grant (empty for a
-   *     re-entry): the only members, besides those that hold it already, that a shared grant takes
-   *     on (class comment)
+   *     re-entry), which a shared grant takes on whatever their values (class comment)
    */
   private CompletionStage<AcquireResult> handOut(
       MemberRound<Vote> round, QuorumGrant target, int holds, Set<Integer> joining) {
@@ -525,12 +541,16 @@ final class QuorumAcquisition {
 
   private void attachOrUndo(QuorumMember member, Vote vote) {
     QuorumGrant target;
-    boolean mayJoin;
+    boolean counted;
     synchronized (this) {
       target = grant;
-      mayJoin = request.mode() == LockMode.EXCLUSIVE || counting.contains(member.index());
+      counted = counting.contains(member.index());
     }
     long memberToken = vote.answer().fencingToken();
+    boolean mayJoin =
+        request.mode() == LockMode.EXCLUSIVE
+            || counted
+            || (target != null && vote.keepsTheRankOf(target.token()));
     if (target == null || !target.attach(member.index(), memberToken, mayJoin)) {
       quorum.undo(member, holder, memberToken, request.mode());
     }

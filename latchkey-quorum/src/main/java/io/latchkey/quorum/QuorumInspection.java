@@ -35,12 +35,14 @@ import org.jspecify.annotations.Nullable;
  *       tokens follow each server's clock, but not certain: the kit's exact-token checks failed now
  *       and then under load).
  *   <li>A shared holder: other readers' grants move the counters, so the members' holder records
- *       tell it. A shared grant lives only on the k members that counted for it (its late and
- *       non-counting member grants are undone, {@link QuorumAcquisition}), and their records keep
- *       the values its token was ranked among: the token is the value of rank {@code k + majority −
- *       members} from the largest, here with k the members showing the holder. Exact while every
- *       member that counted for the grant answers and still holds it; before, late members' records
- *       (often lower, on Redis) shifted the rank (docs/adr/0009-quorum-fencing.md).
+ *       tell it. The token T has rank {@code k + majority − members} from the largest among the
+ *       records of the k members that counted for the grant; a shared grant takes on a member grant
+ *       that did not count only if its value is at least T, and undoes the others ({@link
+ *       QuorumAcquisition}). So of the s records showing the holder, the value of rank {@code s +
+ *       majority − members} is T: each record added above T moves the rank down by one onto T
+ *       again. Exact while every member that counted answers and still holds the grant, and no undo
+ *       of a member grant below T is still on its way; before, late members' lower records shifted
+ *       the rank (docs/adr/0009-quorum-fencing.md).
  *   <li>An owner that holds both modes (a writer reading): its read holds carry its write grant's
  *       token, on every backend.
  * </ul>

@@ -17,46 +17,84 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Another client reads a shared grant's exact fencing token from the members' holder records also
  * when a member granted it too late to count (docs/adr/0009-quorum-fencing.md, "Another client's
- * view of the token"): the late member's own record would shift the rank the token had.
+ * view of the token"): a late member grant below the token, whose record would shift the rank the
+ * token had, is undone; one above it, which keeps the rank on the token, stays.
  */
 class MemoryQuorumSharedViewTest {
   private final MemoryLockServer first = new MemoryLockServer();
   private final MemoryLockServer second = new MemoryLockServer();
   private final MemoryLockServer third = new MemoryLockServer();
+  private final HeldBackAnswers late = new HeldBackAnswers();
+  // Its third member answers attempts only after late.answer().
+  private final Latchkey holderClient = quorum(late.around(third.backend()));
+  private final Latchkey otherClient = quorum(third.backend());
+  private final Latchkey thirdAlone = Latchkey.using(third.backend(), LatchkeyOptions.defaults());
+
+  @AfterEach
+  void closeClients() {
+    holderClient.close();
+    otherClient.close();
+    thirdAlone.close();
+  }
 
   @Test
   void anotherClientSeesTheTokenOfASharedGrantThatAMemberGrantedLate() {
     String name = "shared-late";
-    MemoryQuorumInspectionTest.runAhead(first, name, 100);
-    HeldBackAnswers late = new HeldBackAnswers();
-    try (Latchkey holderClient = quorum(late.around(third.backend()));
-        Latchkey otherClient = quorum(third.backend());
-        Latchkey thirdAlone = Latchkey.using(third.backend(), LatchkeyOptions.defaults())) {
-      // The third member grants at once but answers late: the first two decide, the token is the
-      // larger of their values (101, 1), and the write-back raises the second's counter to it.
-      Lease read = holderClient.readWriteLock(name).readLock().tryAcquire().orElseThrow();
-      assertThat(read.fencingToken() & QuorumAcquisition.MEMBER_TOKEN_MASK).isEqualTo(101);
-      assertThat(holderOn(thirdAlone, name, read)).as("the third member's grant").isTrue();
+    Lease read = readDecidedByTheFirstTwo(name);
 
-      // Its answer arrives: its grant (value 1) did not count and is undone, so the members that
-      // show the holder are those whose values the token was ranked among.
-      late.answer();
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .untilAsserted(
-              () ->
-                  assertThat(holderOn(thirdAlone, name, read))
-                      .as("the late member grant, undone")
-                      .isFalse());
-      assertThat(MemoryQuorumInspectionTest.tokenSeenBy(otherClient, name, read)).isEqualTo(read.fencingToken());
-      read.release();
-      assertThat(otherClient.readWriteLock(name).writeLock().tryAcquire()).isPresent();
-    }
+    // Its answer arrives: its grant (value 1) did not count and is undone, so the members that
+    // show the holder are those whose values the token was ranked among.
+    late.answer();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(holderOn(thirdAlone, name, read))
+                    .as("the late member grant, undone")
+                    .isFalse());
+    assertThat(MemoryQuorumInspectionTest.tokenSeenBy(otherClient, name, read))
+        .isEqualTo(read.fencingToken());
+    read.release();
+    assertThat(otherClient.readWriteLock(name).writeLock().tryAcquire()).isPresent();
+  }
+
+  @Test
+  void aLateMemberGrantAboveTheTokenStaysWithTheSharedGrant() {
+    String name = "shared-late-above";
+    MemoryQuorumInspectionTest.runAhead(third, name, 200);
+    Lease read = readDecidedByTheFirstTwo(name);
+
+    // Its value (201) is above the token: its record moves the view's rank onto the token again,
+    // and it stays, holding writers back on the third member too.
+    late.answer();
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> holderOn(thirdAlone, name, read));
+    assertThat(MemoryQuorumInspectionTest.tokenSeenBy(otherClient, name, read))
+        .isEqualTo(read.fencingToken());
+    // Released with the grant, as a member grant of it.
+    read.release();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !holderOn(thirdAlone, name, read));
+  }
+
+  /**
+   * The first member runs ahead (counter 100); the third grants a read at once but answers late:
+   * the first two decide, the token is the larger of their values (101, 1), and the write-back
+   * raises the second's counter to it.
+   */
+  private Lease readDecidedByTheFirstTwo(String name) {
+    MemoryQuorumInspectionTest.runAhead(first, name, 100);
+    Lease read = holderClient.readWriteLock(name).readLock().tryAcquire().orElseThrow();
+    assertThat(read.fencingToken() & QuorumAcquisition.MEMBER_TOKEN_MASK).isEqualTo(101);
+    assertThat(holderOn(thirdAlone, name, read)).as("the third member's grant").isTrue();
+    return read;
   }
 
   private Latchkey quorum(BackendFactory thirdMember) {
