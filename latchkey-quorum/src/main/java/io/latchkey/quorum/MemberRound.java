@@ -116,11 +116,16 @@ final class MemberRound<T> {
   static <T> void ignore(QuorumMember member, T answer) {}
 
   private void arrived(int slot, @Nullable T answer, @Nullable Throwable failure) {
-    boolean complete;
+    boolean complete = false;
+    // Whether the answer is late is decided under the lock, when it is (or is not) recorded: the
+    // round may close right after recording it (another thread's completeNow or timeOut, or the
+    // enough test itself), and an answer the round kept must not also go to the late consumer,
+    // which would act on it a second time (a grant's member answer attached and then undone while
+    // the grant's release was under way: the release found that member's grant gone).
+    boolean arrivedLate;
     synchronized (this) {
-      if (closed) {
-        complete = false;
-      } else {
+      arrivedLate = closed;
+      if (!closed) {
         if (failure != null || answer == null) {
           failures.set(slot, failure != null ? failure : new IllegalStateException("no answer"));
         } else {
@@ -135,7 +140,7 @@ final class MemberRound<T> {
     }
     if (complete) {
       completion.complete(this);
-    } else if (answer != null && failure == null && isClosed()) {
+    } else if (arrivedLate && answer != null && failure == null) {
       late.accept(members.get(slot), answer);
     }
   }
@@ -178,10 +183,6 @@ final class MemberRound<T> {
     if (timer != null) {
       timer.cancel(false);
     }
-  }
-
-  private synchronized boolean isClosed() {
-    return closed;
   }
 
   int size() {

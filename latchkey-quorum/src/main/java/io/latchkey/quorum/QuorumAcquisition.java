@@ -3,6 +3,7 @@ package io.latchkey.quorum;
 import io.latchkey.Feature;
 import io.latchkey.HolderInfo;
 import io.latchkey.LockInfo;
+import io.latchkey.LockMode;
 import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.FenceStore.Epoch;
@@ -11,8 +12,10 @@ import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
@@ -60,7 +63,19 @@ import org.jspecify.annotations.Nullable;
  * grant a second, and the kit's stress tests timed out. Queued everywhere or nowhere, the members'
  * queues keep the same order, and their heads agree.
  *
- * <p>Answers that arrive after a round was decided are attached to the grant, or undone once.
+ * <p>Answers that arrive after a round was decided are attached to the grant, or undone once. An
+ * exclusive grant takes on every member grant it can (more members to confirm its renewals, and to
+ * hold back other owners). Another client tells an exclusive holder's token from the lock's
+ * counters, which late members do not shift, but a shared holder's from the holder records of the
+ * members showing it ({@link QuorumInspection}): the token has rank {@code counted + majority −
+ * members} among the counting members' records, and the view takes that rank among all records
+ * showing the holder, shifted by one for each more. So a shared grant takes on a member grant that
+ * did not count for it (it came late, or the member is in quarantine) only if the member's value is
+ * at least the token: a record above it shifts the rank onto the token again, one below it onto a
+ * smaller value. Others are undone. Keeping the ones above matters: a reader that holds on fewer
+ * members lets a writer be granted on the others and lose a split vote, after which the writer
+ * leaves the members' queues and no longer holds back new readers (ADR 0006; the kit's writer
+ * preference checks failed so on mixed members when every non-counting grant was undone).
  */
 final class QuorumAcquisition {
   /**
@@ -78,6 +93,18 @@ final class QuorumAcquisition {
   record Vote(AcquireResult answer, @Nullable Epoch epoch) {
     boolean counts() {
       return answer.isGranted() && epoch != null && !epoch.isEmpty() && !epoch.isQuarantined();
+    }
+
+    /**
+     * Whether another client's view of a shared grant with {@code token} stays that token when this
+     * member's holder record joins the ones it ranks (its value is at least the token: class
+     * comment).
+     */
+    boolean keepsTheRankOf(long token) {
+      return epoch != null
+          && answer.fencingToken() <= MEMBER_TOKEN_MASK
+          && epoch.value() <= MAX_EPOCH
+          && value() >= token;
     }
 
     /** The member's value of this grant: its epoch above its own token. */
@@ -102,6 +129,8 @@ final class QuorumAcquisition {
   private final List<LateVote> lateVotes = new ArrayList<>();
   private boolean resolved;
   private @Nullable QuorumGrant grant;
+  // The members whose grants counted for #grant as a new grant (#handOut).
+  private Set<Integer> counting = Set.of();
   // Ends the wait for the members still out once a majority counts (#decided).
   private @Nullable ScheduledFuture<?> grace;
 
@@ -307,7 +336,7 @@ final class QuorumAcquisition {
   private CompletionStage<AcquireResult> granted(MemberRound<Vote> round, List<Integer> counted) {
     QuorumGrant held = quorum.grants().get(holder);
     if (held != null && !held.ended() && isReentry(round, counted, held)) {
-      return handOut(round, held, 1);
+      return handOut(round, held, 1, Set.of());
     }
     if ((held == null || held.ended()) && reenteredByMajority(round, counted)) {
       // A grant of this owner that this client does not hold: another client's (an owner token
@@ -382,7 +411,7 @@ final class QuorumAcquisition {
               QuorumGrant registered = quorum.register(holder, quorumToken);
               // Another thread of the same owner may have registered this grant a moment ago.
               int holds = registered.hasHolds() ? 1 : majorityHolds(round, counted);
-              return handOut(round, registered, holds);
+              return handOut(round, registered, holds, memberIndices(round, counted));
             });
   }
 
@@ -419,8 +448,22 @@ final class QuorumAcquisition {
     return Math.max(1, holds.get(quorum.majority() - 1));
   }
 
+  private static Set<Integer> memberIndices(MemberRound<Vote> round, List<Integer> slots) {
+    Set<Integer> indices = new HashSet<>();
+    for (int slot : slots) {
+      indices.add(round.member(slot).index());
+    }
+    return indices;
+  }
+
+  /**
+   * Hands out {@code holds} more of {@code target} and attaches the member grants to it.
+   *
+   * @param joining the members whose grants counted for {@code target} as a new grant (empty for a
+   *     re-entry), which a shared grant takes on whatever their values (class comment)
+   */
   private CompletionStage<AcquireResult> handOut(
-      MemberRound<Vote> round, QuorumGrant target, int holds) {
+      MemberRound<Vote> round, QuorumGrant target, int holds, Set<Integer> joining) {
     // Redlock's validity, left from now: lease - time taken - drift. None left: undone.
     long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
     long fromSend = request.leaseMillis() - quorum.settings().driftMillis(request.leaseMillis());
@@ -431,6 +474,7 @@ final class QuorumAcquisition {
     }
     synchronized (this) {
       grant = target;
+      counting = joining;
     }
     for (int i = 0; i < round.size(); i++) {
       Vote vote = round.answer(i);
@@ -497,11 +541,17 @@ final class QuorumAcquisition {
 
   private void attachOrUndo(QuorumMember member, Vote vote) {
     QuorumGrant target;
+    boolean counted;
     synchronized (this) {
       target = grant;
+      counted = counting.contains(member.index());
     }
     long memberToken = vote.answer().fencingToken();
-    if (target == null || !target.attach(member.index(), memberToken)) {
+    boolean mayJoin =
+        request.mode() == LockMode.EXCLUSIVE
+            || counted
+            || (target != null && vote.keepsTheRankOf(target.token()));
+    if (target == null || !target.attach(member.index(), memberToken, mayJoin)) {
       quorum.undo(member, holder, memberToken, request.mode());
     }
   }

@@ -55,11 +55,12 @@ import org.jspecify.annotations.Nullable;
  *       granted when a majority of members that count granted it within its validity (lease − time
  *       taken − drift), which the engine gets as {@link AcquireResult#validForMillis()}. Otherwise
  *       every member grant is undone, including those whose answer comes late.
- *   <li><b>Fencing</b>: each member keeps its own lock counter; the quorum's token is the largest
- *       {@code epoch × 2^53 + member token} of the majority, written back to a majority before it
- *       is handed out, so the next grant's majority, which shares a member with this one, starts
- *       above it. The epoch (a record per member without expiry) grows past every earlier one when
- *       a member comes back empty, so an empty restart cannot roll a token back.
+ *   <li><b>Fencing</b>: each member keeps its own lock counter; the quorum's token is a value
+ *       {@code epoch × 2^53 + member token} of the counting members (the one of rank {@code counted
+ *       + majority − members} from the largest), held by a majority before it is handed out
+ *       (written back where needed), so the next grant's majority, which shares a member with this
+ *       one, starts above it. The epoch (a record per member without expiry) grows past every
+ *       earlier one when a member comes back empty, so an empty restart cannot roll a token back.
  *   <li><b>The restart rule</b>: a member whose epoch record is gone restarted without its data; it
  *       gets a new epoch and a quarantine marker of {@code maxLease} by its own clock, and counts
  *       for nothing until the marker expires.
@@ -814,7 +815,7 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
                   counters.add(view.fenceCounter());
                 }
               }
-              return QuorumInspection.merge(name, seen, seenAt, counters, majority(), grants);
+              return QuorumInspection.merge(name, seen, seenAt, counters, members.size(), grants);
             });
   }
 
@@ -846,7 +847,7 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
                               infos,
                               byNameAt.getOrDefault(name, List.of()),
                               null,
-                              majority(),
+                              members.size(),
                               grants)
                           .ifPresent(merged::add));
               return merged;

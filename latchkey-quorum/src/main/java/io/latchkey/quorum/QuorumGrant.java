@@ -39,10 +39,19 @@ final class QuorumGrant {
   /**
    * Adds a member's grant to this one.
    *
-   * @return false if this grant has ended: the caller must undo the member's grant
+   * @param member the member's index
+   * @param memberToken the member's token of its grant
+   * @param mayJoin whether the member may join this grant: if not, only a member that holds it
+   *     under the same token already (a re-entry there) is attached
+   * @return false if this grant has ended, or the member may not join it: the caller must undo the
+   *     member's grant
    */
-  synchronized boolean attach(int member, long memberToken) {
+  synchronized boolean attach(int member, long memberToken, boolean mayJoin) {
     if (ended) {
+      return false;
+    }
+    Long attached = memberTokens.get(member);
+    if (!mayJoin && (attached == null || attached != memberToken)) {
       return false;
     }
     memberTokens.put(member, memberToken);

@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -33,8 +34,17 @@ import org.jspecify.annotations.Nullable;
  *       those is T only when C were the members with the smallest tokens (usual on Redis, whose
  *       tokens follow each server's clock, but not certain: the kit's exact-token checks failed now
  *       and then under load).
- *   <li>A shared holder: other readers' grants move the counters, so the members' holder tokens,
- *       the value a majority reaches, which may be below the grant's token.
+ *   <li>A shared holder: other readers' grants move the counters, so the members' holder records
+ *       tell it. The token T has rank {@code k + majority − members} from the largest among the
+ *       records of the k members that counted for the grant; a shared grant takes on a member grant
+ *       that did not count only if its value is at least T, and undoes the others ({@link
+ *       QuorumAcquisition}). So of the s records showing the holder, the value of rank {@code s +
+ *       majority − members} is T: each record added above T moves the rank down by one onto T
+ *       again. Exact while every member that counted answers and still holds the grant, and no undo
+ *       of a member grant below T is still on its way; before, late members' lower records shifted
+ *       the rank (docs/adr/0009-quorum-fencing.md).
+ *   <li>An owner that holds both modes (a writer reading): its read holds carry its write grant's
+ *       token, on every backend.
  * </ul>
  */
 final class QuorumInspection {
@@ -45,8 +55,9 @@ final class QuorumInspection {
       List<LockInfo> infos,
       List<QuorumMember> seenAt,
       @Nullable List<Long> fenceCounters,
-      int majority,
+      int members,
       Map<HolderRef, QuorumGrant> grants) {
+    int majority = members / 2 + 1;
     Map<OwnerMode, List<HolderInfo>> byOwner = new LinkedHashMap<>();
     Map<OwnerMode, List<QuorumMember>> ownerAt = new LinkedHashMap<>();
     Map<OwnerMode, List<Long>> countersAt = new LinkedHashMap<>();
@@ -69,7 +80,7 @@ final class QuorumInspection {
                     : holder.fencingToken());
       }
     }
-    List<HolderInfo> holders = new ArrayList<>();
+    Map<OwnerMode, Long> tokens = new LinkedHashMap<>();
     byOwner.forEach(
         (key, seen) -> {
           if (seen.size() < majority) {
@@ -82,9 +93,27 @@ final class QuorumInspection {
             long epoch = Math.max(0, at.get(i).epoch());
             values.add((epoch << QuorumAcquisition.MEMBER_TOKEN_BITS) | memberValues.get(i));
           }
+          // Exclusive: the majority-th largest counter. Shared: the holder's own values, of the
+          // rank its grant's token had among them (class comment).
+          int rank =
+              key.mode() == LockMode.EXCLUSIVE
+                  ? majority
+                  : Math.max(1, values.size() + majority - members);
+          tokens.put(key, valueOfRank(values, rank));
+        });
+    List<HolderInfo> holders = new ArrayList<>();
+    byOwner.forEach(
+        (key, seen) -> {
+          if (seen.size() < majority) {
+            return;
+          }
           QuorumGrant ours = grants.get(new HolderRef(ResourceType.LOCK, name, key.owner()));
+          // A writer's read holds share its write grant's token.
+          Long writeToken = tokens.get(new OwnerMode(key.owner(), LockMode.EXCLUSIVE));
           long token =
-              ours != null && !ours.ended() ? ours.token() : atLeastByMajority(values, majority);
+              ours != null && !ours.ended()
+                  ? ours.token()
+                  : writeToken != null ? writeToken : Objects.requireNonNull(tokens.get(key));
           HolderInfo first = seen.get(0);
           holders.add(
               new HolderInfo(
@@ -110,8 +139,13 @@ final class QuorumInspection {
 
   /** The largest value that at least {@code majority} of {@code values} reach. */
   private static Long atLeastByMajority(List<Long> values, int majority) {
+    return valueOfRank(values, majority);
+  }
+
+  /** The value of {@code rank} (1: the largest) among {@code values}, at most the smallest. */
+  private static Long valueOfRank(List<Long> values, int rank) {
     List<Long> sorted = new ArrayList<>(values);
     sorted.sort(Comparator.reverseOrder());
-    return sorted.get(Math.min(majority, sorted.size()) - 1);
+    return sorted.get(Math.min(rank, sorted.size()) - 1);
   }
 }

@@ -105,7 +105,7 @@ class MemoryQuorumInspectionTest {
   }
 
   /** One member alone grants the lock {@code times} times: its counter runs ahead. */
-  private static void runAhead(MemoryLockServer member, String name, int times) {
+  static void runAhead(MemoryLockServer member, String name, int times) {
     try (Latchkey alone = Latchkey.using(member.backend(), LatchkeyOptions.defaults())) {
       for (int i = 0; i < times; i++) {
         alone.lock(name).tryAcquire().orElseThrow().release();
@@ -113,7 +113,8 @@ class MemoryQuorumInspectionTest {
     }
   }
 
-  private static long tokenSeenBy(Latchkey client, String name, Lease lease) {
+  /** The token of {@code lease}'s holder as {@code client} inspects it. */
+  static long tokenSeenBy(Latchkey client, String name, Lease lease) {
     HolderInfo seen =
         client.admin().inspect(name).orElseThrow().holders().stream()
             .filter(holder -> holder.owner().equals(lease.holderId()))

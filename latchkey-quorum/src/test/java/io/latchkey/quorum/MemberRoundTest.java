@@ -1,0 +1,57 @@
+package io.latchkey.quorum;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** How a round of member calls tells the answers it keeps from the late ones. */
+class MemberRoundTest {
+  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+
+  @AfterEach
+  void stopScheduler() {
+    scheduler.shutdownNow();
+  }
+
+  /**
+   * The round closes right after an answer was recorded (here its own test closes it, as another
+   * thread's completeNow or timeout can at that moment): the answer is the round's, and only the
+   * answers that arrive after it closed go to the late consumer. Before, the answer went to both,
+   * and a quorum attempt attached a member grant and then undid it while its release was under way.
+   */
+  @Test
+  void anAnswerTheRoundKeptIsNotAlsoLate() {
+    List<QuorumMember> members =
+        List.of(
+            QuorumMember.unreachable(0, new IllegalStateException("not called")),
+            QuorumMember.unreachable(1, new IllegalStateException("not called")));
+    CompletableFuture<String> first = new CompletableFuture<>();
+    CompletableFuture<String> second = new CompletableFuture<>();
+    List<String> late = new CopyOnWriteArrayList<>();
+
+    CompletableFuture<MemberRound<String>> done =
+        MemberRound.start(
+            members,
+            member -> member.index() == 0 ? first : second,
+            60_000,
+            scheduler,
+            round -> {
+              round.completeNow();
+              return false;
+            },
+            (member, answer) -> late.add(answer));
+    first.complete("kept");
+
+    MemberRound<String> round = done.join();
+    assertThat(round.answer(0)).isEqualTo("kept");
+    assertThat(late).isEmpty();
+    second.complete("late");
+    assertThat(late).containsExactly("late");
+  }
+}
