@@ -22,6 +22,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -256,6 +261,74 @@ class RedisUncertaintyTest {
     await().atMost(Duration.ofSeconds(6)).until(() -> heard.contains("suspended"));
     assertThat(lease.isValid()).isFalse();
     return new Suspended(proxy, name, lease, heard);
+  }
+
+  /**
+   * ADR 0003 (2026-11-27): a release that hands the lock over to a waiter of the same client, whose
+   * reply is lost (Redis applied it: only the replies are held, past the operation timeout). The
+   * release fails within its bound; the waiter, told nothing was handed over, tries by itself. If
+   * that attempt's reply comes in time, the waiter finds the grant Redis made for it and holds the
+   * lock once (the late hand-over reply is undone by its token); if it too times out, the acquire
+   * fails within its bound and every late reply is undone. Either way no hold is orphaned, and the
+   * lock ends free for everyone.
+   */
+  @Test
+  void aHandOverWhoseReplyIsLostOrphansNoHold() throws Exception {
+    FreezableTcpProxy proxy =
+        REDIS.closeAfterTest(FreezableTcpProxy.start(redis().host(), redis().port()));
+    // A long re-check keeps the waiter asleep (and claimable) rather than polling into the freeze.
+    Latchkey client =
+        connectThrough(
+            proxy,
+            options ->
+                options
+                    .operationTimeout(SHORT_TIMEOUT)
+                    .recheckInterval(Duration.ofSeconds(10))
+                    .queueKeepAlive(Duration.ofSeconds(30)));
+    Latchkey other = connect(UnaryOperator.identity());
+    String name = uniqueName("hand-over");
+    DistributedLock lock = client.lock(name);
+    Lease holder = lock.acquire(Duration.ZERO);
+    ExecutorService waiterThread = Executors.newSingleThreadExecutor();
+    try {
+      Future<Lease> waiting = waiterThread.submit(() -> lock.acquire(Duration.ofSeconds(20)));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> inspect(other, name).map(LockInfo::queuedWaiters).orElse(0) == 1);
+
+      proxy.freezeReplies();
+      assertThatThrownBy(holder::release).isInstanceOf(BackendTimeoutException.class);
+      proxy.unfreeze();
+
+      Lease next;
+      try {
+        next = waiting.get(15, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        assertThat(e.getCause()).isInstanceOf(BackendTimeoutException.class);
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> inspect(other, name).map(info -> info.holders().isEmpty()).orElse(true));
+        return;
+      }
+      assertThat(next.isValid()).isTrue();
+      assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(
+              () ->
+                  assertThat(inspect(other, name).orElseThrow().holders())
+                      .singleElement()
+                      .satisfies(
+                          held -> {
+                            assertThat(held.fencingToken()).isEqualTo(next.fencingToken());
+                            assertThat(held.holds()).as("no orphaned hold").isEqualTo(1);
+                          }));
+      next.release();
+      assertThat(other.lock(name).tryLock()).as("the lock is free after release").isTrue();
+      other.lock(name).unlock();
+    } finally {
+      waiterThread.shutdownNow();
+    }
   }
 
   /**
