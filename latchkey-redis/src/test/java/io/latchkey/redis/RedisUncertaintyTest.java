@@ -16,6 +16,7 @@ import io.latchkey.LockInfo;
 import io.latchkey.servers.FreezableTcpProxy;
 import io.latchkey.servers.RedisTestServer;
 import io.latchkey.testkit.LeaseTransitions;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -65,6 +66,11 @@ class RedisUncertaintyTest {
 
   private Latchkey connect(UnaryOperator<LatchkeyOptions.Builder> tweaks) {
     return connect(redis().uri(), tweaks);
+  }
+
+  /** A proxy in front of the test's Redis, closed after the test. */
+  private static FreezableTcpProxy proxyToRedis() throws IOException {
+    return REDIS.closeAfterTest(FreezableTcpProxy.start(redis().host(), redis().port()));
   }
 
   /** A client whose every connection to Redis goes through {@code proxy}. */
@@ -243,8 +249,7 @@ class RedisUncertaintyTest {
    */
   private Suspended suspendedBehindAFrozenProxy(String prefix, Consumer<FreezableTcpProxy> freeze)
       throws Exception {
-    FreezableTcpProxy proxy =
-        REDIS.closeAfterTest(FreezableTcpProxy.start(redis().host(), redis().port()));
+    FreezableTcpProxy proxy = proxyToRedis();
     Latchkey client =
         connectThrough(
             proxy,
@@ -274,8 +279,7 @@ class RedisUncertaintyTest {
    */
   @Test
   void aHandOverWhoseReplyIsLostOrphansNoHold() throws Exception {
-    FreezableTcpProxy proxy =
-        REDIS.closeAfterTest(FreezableTcpProxy.start(redis().host(), redis().port()));
+    FreezableTcpProxy proxy = proxyToRedis();
     // A long re-check keeps the waiter asleep (and claimable) rather than polling into the freeze.
     Latchkey client =
         connectThrough(
