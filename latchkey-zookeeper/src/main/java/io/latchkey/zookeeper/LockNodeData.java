@@ -20,6 +20,9 @@ import java.util.Map;
  *     at the front clears this, and only then is it a grant
  * @param creation a random id of the attempt that created the node: a create whose answer was lost
  *     with the connection is recognised by it ("" in nodes of older versions)
+ * @param offset added to the node's creation zxid to make its fencing token: the offset of the
+ *     lock's {@link LockFence} that its grant was made under (0, and not written, while the lock
+ *     was never raised)
  */
 record LockNodeData(
     String owner,
@@ -30,7 +33,8 @@ record LockNodeData(
     int shared,
     long sessionTimeoutMillis,
     boolean waiting,
-    String creation) {
+    String creation,
+    long offset) {
 
   /**
    * @param exclusiveSide the mode
@@ -56,7 +60,8 @@ record LockNodeData(
             shared,
             sessionTimeoutMillis,
             waiting,
-            creation)
+            creation,
+            offset)
         : new LockNodeData(
             owner,
             clientId,
@@ -66,7 +71,8 @@ record LockNodeData(
             shared + delta,
             sessionTimeoutMillis,
             waiting,
-            creation);
+            creation,
+            offset);
   }
 
   /**
@@ -75,7 +81,44 @@ record LockNodeData(
    */
   LockNodeData withWaiting(boolean waits) {
     return new LockNodeData(
-        owner, clientId, host, pid, exclusive, shared, sessionTimeoutMillis, waits, creation);
+        owner,
+        clientId,
+        host,
+        pid,
+        exclusive,
+        shared,
+        sessionTimeoutMillis,
+        waits,
+        creation,
+        offset);
+  }
+
+  /**
+   * @param fence the lock's fence record
+   * @return this data with an offset no lower than the fence's
+   */
+  LockNodeData under(LockFence fence) {
+    return fence.offset() <= offset
+        ? this
+        : new LockNodeData(
+            owner,
+            clientId,
+            host,
+            pid,
+            exclusive,
+            shared,
+            sessionTimeoutMillis,
+            waiting,
+            creation,
+            fence.offset());
+  }
+
+  /**
+   * @param czxid the node's creation zxid
+   * @return the fencing token of a grant on the node
+   */
+  long token(long czxid) {
+    return czxid + offset;
   }
 
   /**
@@ -96,6 +139,9 @@ record LockNodeData(
     fields.put("sessionTimeoutMs", sessionTimeoutMillis);
     fields.put("waiting", waiting ? 1 : 0);
     fields.put("creation", creation);
+    if (offset != 0) {
+      fields.put("offset", offset);
+    }
     return NodeFields.encode(fields);
   }
 
@@ -116,7 +162,8 @@ record LockNodeData(
           Integer.parseInt(required(fields, "shared")),
           Long.parseLong(fields.getOrDefault("sessionTimeoutMs", "0")),
           "1".equals(fields.get("waiting")),
-          fields.getOrDefault("creation", ""));
+          fields.getOrDefault("creation", ""),
+          Long.parseLong(fields.getOrDefault("offset", "0")));
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a latchkey lock node: " + e.getMessage(), e);
     }

@@ -5,6 +5,7 @@ import io.latchkey.Feature;
 import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
@@ -26,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -117,6 +119,7 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
   private final ZooKeeperLeasedSemaphoreStore leasedSemaphores;
   private final ZooKeeperLatchStore latches;
   private final ZooKeeperAdminStore admin;
+  private final Optional<FenceStore> fences;
   private final ConnectionStateListener sessionListener = this::sessionChanged;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -197,6 +200,11 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
         new ZooKeeperLeasedSemaphoreStore(calls, counters, this::sessionTimeoutMillis, stranded);
     this.latches = new ZooKeeperLatchStore(counters);
     this.admin = new ZooKeeperAdminStore(calls, layout);
+    // A Curator layout's lock directories are shared with Curator, which must not meet a fence.
+    this.fences =
+        layout == LockLayout.LATCHKEY
+            ? Optional.of(new ZooKeeperFenceStore(calls, admin))
+            : Optional.empty();
     client.getConnectionStateListenable().addListener(sessionListener);
   }
 
@@ -458,6 +466,12 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
   @Override
   public AdminStore admin() {
     return admin;
+  }
+
+  /** Offered in the default layout only (see {@link ZooKeeperFenceStore}). */
+  @Override
+  public Optional<FenceStore> fences() {
+    return fences;
   }
 
   @Override

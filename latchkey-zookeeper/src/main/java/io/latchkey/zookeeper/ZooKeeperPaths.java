@@ -11,11 +11,13 @@ import java.util.HexFormat;
  *
  * <pre>
  * /locks/{name}/lk-{owner digest}-{__WRIT__|__READ__}{sequence}   one ephemeral sequential node per owner
+ * /locks/{name}/fence-{offset}-{raised}                           persistent, once a quorum raised the lock
  * /semaphores/{name}                                              data: available permits
  * /leased-semaphores/{name}                                       data: total; children p-{permit id}, ephemeral
  * /latches/{name}                                                 data: count; absent at zero
  * /clients/{client id}                                            presence, ephemeral
  * /clock                                                          written to read the server's time
+ * /epoch                                                          a quorum member's epoch record
  * </pre>
  *
  * A name is data: it becomes one path segment by percent-encoding every character outside {@code
@@ -29,9 +31,13 @@ final class ZooKeeperPaths {
   static final String LATCHES = "/latches";
   static final String CLIENTS = "/clients";
   static final String CLOCK = "/clock";
+  static final String EPOCH = "/epoch";
 
   /** The prefix of latchkey's lock nodes; other nodes in a lock's directory are foreign. */
   static final String LOCK_NODE_PREFIX = "lk-";
+
+  /** The prefix of a lock's fence record ({@link LockFence}), which is no lock node. */
+  static final String FENCE_PREFIX = "fence-";
 
   /** Marks an exclusive (write) node, the marker Curator's read-write lock uses too. */
   static final String WRITE_MARKER = "__WRIT__";
