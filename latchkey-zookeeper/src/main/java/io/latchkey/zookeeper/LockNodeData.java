@@ -51,28 +51,8 @@ record LockNodeData(
    */
   LockNodeData plus(boolean exclusiveSide, int delta) {
     return exclusiveSide
-        ? new LockNodeData(
-            owner,
-            clientId,
-            host,
-            pid,
-            exclusive + delta,
-            shared,
-            sessionTimeoutMillis,
-            waiting,
-            creation,
-            offset)
-        : new LockNodeData(
-            owner,
-            clientId,
-            host,
-            pid,
-            exclusive,
-            shared + delta,
-            sessionTimeoutMillis,
-            waiting,
-            creation,
-            offset);
+        ? with(exclusive + delta, shared, waiting, offset)
+        : with(exclusive, shared + delta, waiting, offset);
   }
 
   /**
@@ -80,17 +60,7 @@ record LockNodeData(
    * @return this data, waiting or holding
    */
   LockNodeData withWaiting(boolean waits) {
-    return new LockNodeData(
-        owner,
-        clientId,
-        host,
-        pid,
-        exclusive,
-        shared,
-        sessionTimeoutMillis,
-        waits,
-        creation,
-        offset);
+    return with(exclusive, shared, waits, offset);
   }
 
   /**
@@ -98,19 +68,21 @@ record LockNodeData(
    * @return this data with an offset no lower than the fence's
    */
   LockNodeData under(LockFence fence) {
-    return fence.offset() <= offset
-        ? this
-        : new LockNodeData(
-            owner,
-            clientId,
-            host,
-            pid,
-            exclusive,
-            shared,
-            sessionTimeoutMillis,
-            waiting,
-            creation,
-            fence.offset());
+    return fence.offset() <= offset ? this : with(exclusive, shared, waiting, fence.offset());
+  }
+
+  private LockNodeData with(int exclusiveHolds, int sharedHolds, boolean waits, long newOffset) {
+    return new LockNodeData(
+        owner,
+        clientId,
+        host,
+        pid,
+        exclusiveHolds,
+        sharedHolds,
+        sessionTimeoutMillis,
+        waits,
+        creation,
+        newOffset);
   }
 
   /**
