@@ -25,7 +25,8 @@ record LockFence(long offset, long raised) {
 
   /**
    * @param children the names of a lock directory's children
-   * @return its fence record (the largest, should a moment show two), or {@link #NONE}
+   * @return its fence record, or {@link #NONE} (raises replace the one record in a multi-op; were
+   *     there two, the larger values would count)
    */
   static LockFence of(List<String> children) {
     LockFence fence = NONE;
