@@ -1,14 +1,13 @@
 package io.latchkey.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.latchkey.Latchkey;
 import io.latchkey.Lease;
 import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.FenceStore;
-import io.latchkey.spi.FenceStore.Epoch;
 import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.testkit.EpochRecordChecks;
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
@@ -61,19 +60,7 @@ class JdbcFenceStoreTest {
         Latchkey client = Latchkey.connect(uri)) {
       FenceStore fences = backend.fences().orElseThrow();
 
-      // New data: no epoch record, and a read creates none.
-      assertThat(epoch(fences, 0, 0)).isEqualTo(new Epoch(0, 0));
-      assertThat(epoch(fences, 0, 60_000)).isEqualTo(new Epoch(0, 0));
-      // Created with a quarantine, which the database's clock counts down.
-      Epoch created = epoch(fences, 3, 60_000);
-      assertThat(created.value()).isEqualTo(3);
-      assertThat(created.quarantineMillis()).isBetween(1L, 60_000L);
-      // Raised, never lowered; the quarantine of an existing record is left alone.
-      assertThat(epoch(fences, 2, 0).value()).isEqualTo(3);
-      Epoch raised = epoch(fences, 5, 1);
-      assertThat(raised.value()).isEqualTo(5);
-      assertThat(raised.quarantineMillis()).isBetween(1L, created.quarantineMillis());
-      assertThat(epoch(fences, 0, 0).value()).isEqualTo(5);
+      EpochRecordChecks.createdRaisedNeverLowered(fences);
 
       // A lock's counter: read without creating anything, raised above the next token's floor.
       assertThat(raise(fences, "never", 0)).isZero();
@@ -98,10 +85,7 @@ class JdbcFenceStoreTest {
             + ";DB_CLOSE_DELAY=-1;latchkey.createSchema=true";
     LatchkeyBackend backend = open(uri);
     try (backend) {
-      FenceStore fences = backend.fences().orElseThrow();
-      assertThat(epoch(fences, 1, 300).isQuarantined()).isTrue();
-      await().atMost(Duration.ofSeconds(10)).until(() -> !epoch(fences, 0, 0).isQuarantined());
-      assertThat(epoch(fences, 0, 0)).isEqualTo(new Epoch(1, 0));
+      EpochRecordChecks.aShortQuarantineEnds(backend.fences().orElseThrow());
     }
   }
 
@@ -110,11 +94,6 @@ class JdbcFenceStoreTest {
         .open(
             URI.create(uri),
             new BackendContext("fences", Duration.ofSeconds(10), Duration.ofSeconds(30)));
-  }
-
-  private static Epoch epoch(FenceStore fences, long atLeast, long quarantineMillis)
-      throws Exception {
-    return fences.epoch(atLeast, quarantineMillis).toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
   private static long raise(FenceStore fences, String name, long atLeast) throws Exception {

@@ -300,7 +300,7 @@ final class QuorumAcquisition {
     if (counted.size() >= quorum.majority()) {
       return granted(round, counted);
     }
-    undoAll(round);
+    CompletableFuture<Void> unused = undoAll(round);
     if (answered + round.pendingCount() < quorum.majority()) {
       return CompletableFuture.failedFuture(
           quorum.unavailable(
@@ -351,13 +351,17 @@ final class QuorumAcquisition {
                 if (madeByAnotherClient(info.orElse(null))) {
                   // Its quorum token lives in that client, and the members' own tokens do not give
                   // it back (they are not in step): no token this client could name is the grant's.
-                  undoAll(round);
-                  return CompletableFuture.failedFuture(
-                      new UnsupportedFeatureException(
-                          Feature.REMOTE_OWNER_TOKENS,
-                          quorum.description()
-                              + " (an owner token re-enters only grants its own client made:"
-                              + " docs/backends/quorum.md)"));
+                  // Refused once the holds it added are taken off again, so that the caller never
+                  // sees them (slower members, such as ZooKeeper's, take a few round trips).
+                  return undoAll(round)
+                      .thenCompose(
+                          undone ->
+                              CompletableFuture.<AcquireResult>failedFuture(
+                                  new UnsupportedFeatureException(
+                                      Feature.REMOTE_OWNER_TOKENS,
+                                      quorum.description()
+                                          + " (an owner token re-enters only grants its own client made:"
+                                          + " docs/backends/quorum.md)")));
                 }
                 return newGrant(round, counted);
               });
@@ -395,7 +399,7 @@ final class QuorumAcquisition {
       }
     }
     if (counted.size() < quorum.majority()) {
-      undoAll(round);
+      CompletableFuture<Void> unused = undoAll(round);
       return CompletableFuture.completedFuture(AcquireResult.busy(quorum.randomRetryDelay()));
     }
     long quorumToken = token(round, counted);
@@ -404,7 +408,7 @@ final class QuorumAcquisition {
         .thenCompose(
             written -> {
               if (!written) {
-                undoAll(round);
+                CompletableFuture<Void> unused = undoAll(round);
                 return CompletableFuture.completedFuture(
                     AcquireResult.busy(quorum.randomRetryDelay()));
               }
@@ -468,7 +472,7 @@ final class QuorumAcquisition {
     long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
     long fromSend = request.leaseMillis() - quorum.settings().driftMillis(request.leaseMillis());
     if (fromSend - elapsedMillis <= 0) {
-      undoAll(round);
+      CompletableFuture<Void> unused = undoAll(round);
       quorum.forgetIfUnused(target);
       return CompletableFuture.completedFuture(AcquireResult.busy(quorum.randomRetryDelay()));
     }
@@ -517,13 +521,24 @@ final class QuorumAcquisition {
     return vote;
   }
 
-  private void undoAll(MemberRound<Vote> round) {
+  /**
+   * Undoes every member's grant of the round.
+   *
+   * @return completes when every undo was answered or failed
+   */
+  private CompletableFuture<Void> undoAll(MemberRound<Vote> round) {
+    List<CompletableFuture<?>> undos = new ArrayList<>();
     for (int i = 0; i < round.size(); i++) {
       Vote vote = round.answer(i);
       if (vote != null && vote.answer().isGranted()) {
-        quorum.undo(round.member(i), holder, vote.answer().fencingToken(), request.mode());
+        undos.add(
+            quorum
+                .undo(round.member(i), holder, vote.answer().fencingToken(), request.mode())
+                .handle((answer, failure) -> null)
+                .toCompletableFuture());
       }
     }
+    return CompletableFuture.allOf(undos.toArray(CompletableFuture[]::new));
   }
 
   private void lateVote(QuorumMember member, Vote vote) {
@@ -552,7 +567,7 @@ final class QuorumAcquisition {
             || counted
             || (target != null && vote.keepsTheRankOf(target.token()));
     if (target == null || !target.attach(member.index(), memberToken, mayJoin)) {
-      quorum.undo(member, holder, memberToken, request.mode());
+      CompletionStage<?> unused = quorum.undo(member, holder, memberToken, request.mode());
     }
   }
 

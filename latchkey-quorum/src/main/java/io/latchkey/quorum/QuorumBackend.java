@@ -346,9 +346,13 @@ final class QuorumBackend implements LatchkeyBackend, LockStore, AdminStore, Wak
     }
   }
 
-  /** Undoes one member's grant made for an attempt that did not become a quorum grant. Once. */
-  void undo(QuorumMember member, HolderRef holder, long memberToken, LockMode mode) {
-    member.call(b -> b.locks().release(new GrantRef(holder, memberToken), mode));
+  /**
+   * Undoes one member's grant made for an attempt that did not become a quorum grant. Once.
+   *
+   * @return completes when the member answered (or the call failed)
+   */
+  CompletionStage<?> undo(QuorumMember member, HolderRef holder, long memberToken, LockMode mode) {
+    return member.call(b -> b.locks().release(new GrantRef(holder, memberToken), mode));
   }
 
   // ---- what the acquisition needs ----

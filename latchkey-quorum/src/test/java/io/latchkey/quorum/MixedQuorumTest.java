@@ -11,6 +11,8 @@ import io.latchkey.LeaseLostException;
 import io.latchkey.memory.MemoryLockServer;
 import io.latchkey.servers.PostgresTestServer;
 import io.latchkey.servers.RedisTestServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Quorums whose members are backends of different kinds. Every member must keep a {@link
- * io.latchkey.spi.FenceStore}: the Redis, in-memory and JDBC backends do, the ZooKeeper backend
- * does not, and the last test pins its refusal. A database member that lost its data sits out its
+ * io.latchkey.spi.FenceStore}: the Redis, in-memory, JDBC and ZooKeeper backends do. A database
+ * member that lost its data, or a ZooKeeper ensemble that came back without it, sits out its
  * quarantine, as a Redis member restarted empty does (docs/adr/0009-quorum-fencing.md).
  */
 class MixedQuorumTest {
@@ -158,16 +160,82 @@ class MixedQuorumTest {
   }
 
   @Test
-  void zooKeeperMembersAreRefusedForWantOfAFenceStore() throws Exception {
+  void redisH2AndZooKeeperMembersGrantWithGrowingTokensWhileTwoOfThreeWork() throws Exception {
     RedisTestServer redis = closeAfter(RedisTestServer.start());
-    TestingServer zooKeeper =
-        closeAfter(new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, 0), true));
-    String ensemble = "zookeeper://" + zooKeeper.getConnectString() + "/quorum?sessionTimeout=3s";
+    TestingServer zooKeeper = closeAfter(zooKeeperServer(-1));
+    Quorum.Builder mixed =
+        Quorum.builder()
+            .member(redis.uri())
+            .member(h2Database())
+            .member(ensemble(zooKeeper))
+            .maxLease(Duration.ofSeconds(5));
+    assertMajorityRule(mixed, () -> stop(zooKeeper), redis::kill);
+  }
+
+  @Test
+  void aZooKeeperMemberThatComesBackEmptyIsQuarantined() throws Exception {
+    RedisTestServer redis = closeAfter(RedisTestServer.start());
     MemoryLockServer memory = closeAfter(new MemoryLockServer());
-    Quorum.Builder builder =
-        Quorum.builder().member(redis.uri()).member(ensemble).member(memory.backend());
-    assertThatThrownBy(() -> Latchkey.using(builder.build(), OPTIONS).close())
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("keeps no fence store");
+    TestingServer zooKeeper = zooKeeperServer(-1);
+    String ensemble = ensemble(zooKeeper);
+    Latchkey one = closeAfter(redisMemoryAnd(redis, memory, ensemble));
+    long before = alternateGrants(one, one, "lost", 0);
+
+    // The ensemble comes back at its address without its data: its zxids start over, below the
+    // tokens it handed out, and its epoch record is gone. A new client reads every member's epoch
+    // when it opens, and gives the empty one a new epoch with a quarantine of maxLease by the
+    // ensemble's clock.
+    int port = zooKeeper.getPort();
+    zooKeeper.close();
+    closeAfter(zooKeeperServer(port));
+    Latchkey two = closeAfter(redisMemoryAnd(redis, memory, ensemble));
+    // Granted by the Redis and in-memory members; the empty one answers too (on a loaded machine
+    // the first call to a new server may take a while), and does not count.
+    Lease meanwhile = two.lock("lost").acquire(Duration.ofSeconds(10));
+    assertThat(meanwhile.fencingToken()).isGreaterThan(before);
+    meanwhile.release();
+    // Without the in-memory member, the ZooKeeper member would make a majority with the Redis one;
+    // but its grants do not count while its quarantine lasts: refused (a split vote).
+    memory.close();
+    assertThat(two.lock("lost").tryLock()).isFalse();
+
+    // After it, the two members grant again, with a token above every earlier one: the ZooKeeper
+    // member's new epoch is above the others'.
+    Lease after = two.lock("lost").acquire(Duration.ofSeconds(30));
+    assertThat(after.fencingToken()).isGreaterThan(before);
+    after.release();
+  }
+
+  /**
+   * A client of a quorum of the Redis member, the in-memory one and a ZooKeeper ensemble, with a
+   * quarantine of 10 s and calls that may take 5 s: a new ensemble's first answers can be slow.
+   */
+  private static Latchkey redisMemoryAnd(
+      RedisTestServer redis, MemoryLockServer memory, String ensemble) {
+    return Latchkey.using(
+        Quorum.builder()
+            .member(redis.uri())
+            .member(memory.backend())
+            .member(ensemble)
+            .maxLease(Duration.ofSeconds(10))
+            .build(),
+        OPTIONS.toBuilder().operationTimeout(Duration.ofSeconds(5)).build());
+  }
+
+  /** A ZooKeeper server with a short tick on a free port, or on {@code port}, with new data. */
+  private static TestingServer zooKeeperServer(int port) throws Exception {
+    return new TestingServer(new InstanceSpec(null, port, -1, -1, true, -1, 200, 0), true);
+  }
+
+  private static String ensemble(TestingServer zooKeeper) {
+    return "zookeeper://" + zooKeeper.getConnectString() + "/quorum?sessionTimeout=3s";
+  }
+
+  private static void stop(TestingServer zooKeeper) {
+    try {
+      zooKeeper.stop();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

@@ -46,6 +46,21 @@ final class QuorumFixtures {
    */
   static BackendFixture of(
       String name, Supplier<BackendFactory> quorum, @Nullable Supplier<String> uri) {
+    return of(name, quorum, uri, FEATURES);
+  }
+
+  /**
+   * @param name the quorum's name in reports
+   * @param quorum builds the quorum, read when a client opens (the servers start before the tests)
+   * @param uri the quorum's URI for worker JVMs, or null if its members live only in this JVM
+   * @param features what the quorum declares: {@link #FEATURES} less what a member lacks
+   * @return a fixture declaring those features
+   */
+  static BackendFixture of(
+      String name,
+      Supplier<BackendFactory> quorum,
+      @Nullable Supplier<String> uri,
+      Set<Feature> features) {
     return new BackendFixture() {
       @Override
       public String name() {
@@ -59,7 +74,7 @@ final class QuorumFixtures {
 
       @Override
       public Set<Feature> features() {
-        return FEATURES;
+        return features;
       }
 
       @Override

@@ -25,7 +25,7 @@ record LockNode(
 
   /**
    * @param children the names of a lock directory's children
-   * @return the sequential ones, in queue order
+   * @return the sequential ones, in queue order (the fence record is none)
    */
   static List<LockNode> sorted(List<String> children) {
     List<LockNode> nodes = new ArrayList<>(children.size());
@@ -40,7 +40,7 @@ record LockNode(
   }
 
   private static @Nullable LockNode parse(String child) {
-    if (child.length() < SEQUENCE_DIGITS) {
+    if (child.length() < SEQUENCE_DIGITS || child.startsWith(ZooKeeperPaths.FENCE_PREFIX)) {
       return null;
     }
     long sequence;

@@ -20,6 +20,9 @@ import java.util.Map;
  *     at the front clears this, and only then is it a grant
  * @param creation a random id of the attempt that created the node: a create whose answer was lost
  *     with the connection is recognised by it ("" in nodes of older versions)
+ * @param offset added to the node's creation zxid to make its fencing token: the offset of the
+ *     lock's {@link LockFence} that its grant was made under (0, and not written, while the lock
+ *     was never raised)
  */
 record LockNodeData(
     String owner,
@@ -30,7 +33,8 @@ record LockNodeData(
     int shared,
     long sessionTimeoutMillis,
     boolean waiting,
-    String creation) {
+    String creation,
+    long offset) {
 
   /**
    * @param exclusiveSide the mode
@@ -47,26 +51,8 @@ record LockNodeData(
    */
   LockNodeData plus(boolean exclusiveSide, int delta) {
     return exclusiveSide
-        ? new LockNodeData(
-            owner,
-            clientId,
-            host,
-            pid,
-            exclusive + delta,
-            shared,
-            sessionTimeoutMillis,
-            waiting,
-            creation)
-        : new LockNodeData(
-            owner,
-            clientId,
-            host,
-            pid,
-            exclusive,
-            shared + delta,
-            sessionTimeoutMillis,
-            waiting,
-            creation);
+        ? with(exclusive + delta, shared, waiting, offset)
+        : with(exclusive, shared + delta, waiting, offset);
   }
 
   /**
@@ -74,8 +60,37 @@ record LockNodeData(
    * @return this data, waiting or holding
    */
   LockNodeData withWaiting(boolean waits) {
+    return with(exclusive, shared, waits, offset);
+  }
+
+  /**
+   * @param fence the lock's fence record
+   * @return this data with an offset no lower than the fence's
+   */
+  LockNodeData under(LockFence fence) {
+    return fence.offset() <= offset ? this : with(exclusive, shared, waiting, fence.offset());
+  }
+
+  private LockNodeData with(int exclusiveHolds, int sharedHolds, boolean waits, long newOffset) {
     return new LockNodeData(
-        owner, clientId, host, pid, exclusive, shared, sessionTimeoutMillis, waits, creation);
+        owner,
+        clientId,
+        host,
+        pid,
+        exclusiveHolds,
+        sharedHolds,
+        sessionTimeoutMillis,
+        waits,
+        creation,
+        newOffset);
+  }
+
+  /**
+   * @param czxid the node's creation zxid
+   * @return the fencing token of a grant on the node
+   */
+  long token(long czxid) {
+    return czxid + offset;
   }
 
   /**
@@ -96,6 +111,9 @@ record LockNodeData(
     fields.put("sessionTimeoutMs", sessionTimeoutMillis);
     fields.put("waiting", waiting ? 1 : 0);
     fields.put("creation", creation);
+    if (offset != 0) {
+      fields.put("offset", offset);
+    }
     return NodeFields.encode(fields);
   }
 
@@ -116,7 +134,8 @@ record LockNodeData(
           Integer.parseInt(required(fields, "shared")),
           Long.parseLong(fields.getOrDefault("sessionTimeoutMs", "0")),
           "1".equals(fields.get("waiting")),
-          fields.getOrDefault("creation", ""));
+          fields.getOrDefault("creation", ""),
+          Long.parseLong(fields.getOrDefault("offset", "0")));
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a latchkey lock node: " + e.getMessage(), e);
     }

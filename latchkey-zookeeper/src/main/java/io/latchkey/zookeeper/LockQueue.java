@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
  * recipes) counts as exclusive unless it carries Curator's read marker.
  *
  * @param entries the nodes in queue order
+ * @param fence the lock's fence record, {@link LockFence#NONE} if it has none
  */
-record LockQueue(List<Entry> entries) {
+record LockQueue(List<Entry> entries, LockFence fence) {
   /**
    * One node.
    *
@@ -28,7 +29,7 @@ record LockQueue(List<Entry> entries) {
   record Entry(
       LockNode node, String path, @Nullable LockNodeData data, Stat stat, boolean holding) {
     long fencingToken() {
-      return stat.getCzxid();
+      return data == null ? stat.getCzxid() : data.token(stat.getCzxid());
     }
   }
 
@@ -41,9 +42,10 @@ record LockQueue(List<Entry> entries) {
 
   /**
    * @param reads the nodes in queue order
+   * @param fence the lock's fence record
    * @return the queue with the rule applied
    */
-  static LockQueue of(List<Read> reads) {
+  static LockQueue of(List<Read> reads, LockFence fence) {
     List<Entry> entries = new ArrayList<>(reads.size());
     boolean writerAhead = false;
     for (int i = 0; i < reads.size(); i++) {
@@ -55,7 +57,7 @@ record LockQueue(List<Entry> entries) {
       writerAhead |= exclusive;
       entries.add(new Entry(read.node(), read.path(), read.data(), read.stat(), holding));
     }
-    return new LockQueue(entries);
+    return new LockQueue(entries, fence);
   }
 
   List<Entry> holders() {

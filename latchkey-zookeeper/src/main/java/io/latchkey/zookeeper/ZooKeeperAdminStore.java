@@ -38,7 +38,7 @@ final class ZooKeeperAdminStore implements AdminStore {
 
   /**
    * @param name a lock name
-   * @return its directory read whole
+   * @return its directory read whole, its fence record included
    */
   CompletableFuture<LockQueue> load(String name) {
     String dir = layout.dir(name);
@@ -72,7 +72,8 @@ final class ZooKeeperAdminStore implements AdminStore {
                               reads.stream()
                                   .map(CompletableFuture::join)
                                   .filter(Objects::nonNull)
-                                  .toList()));
+                                  .toList(),
+                              LockFence.of(children)));
             });
   }
 

@@ -5,6 +5,7 @@ import io.latchkey.Feature;
 import io.latchkey.spi.AdminStore;
 import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.BackendFactory;
+import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.LatchStore;
 import io.latchkey.spi.LatchkeyBackend;
@@ -141,6 +142,7 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
   private final ZooKeeperLatchStore latches;
   private final ZooKeeperAdminStore admin;
   private final Set<Feature> features;
+  private final Optional<FenceStore> fences;
   private final ConnectionStateListener sessionListener = this::sessionChanged;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -234,6 +236,11 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
             calls, counters, this::sessionTimeoutMillis, stranded, ttlNodes, description, self);
     this.latches = new ZooKeeperLatchStore(counters);
     this.admin = new ZooKeeperAdminStore(calls, layout);
+    // A Curator layout's lock directories are shared with Curator, which must not meet a fence.
+    this.fences =
+        layout == LockLayout.LATCHKEY
+            ? Optional.of(new ZooKeeperFenceStore(calls, admin))
+            : Optional.empty();
     client.getConnectionStateListenable().addListener(sessionListener);
   }
 
@@ -557,6 +564,12 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
   @Override
   public AdminStore admin() {
     return admin;
+  }
+
+  /** Offered in the default layout only (see {@link ZooKeeperFenceStore}). */
+  @Override
+  public Optional<FenceStore> fences() {
+    return fences;
   }
 
   @Override

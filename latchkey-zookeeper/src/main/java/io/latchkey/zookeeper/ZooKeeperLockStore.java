@@ -42,15 +42,21 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The fencing token of a grant is its node's creation zxid: grants of one name are made in node
  * order, which is creation order, and zxids grow across the whole ensemble, leader fail-overs
- * included. A re-entry adds a hold to the node's data (a versioned write) and keeps the token; the
- * owner's digest in the node's name lets another process holding the same owner token find the node
- * and re-enter it rather than make a second one. A release takes one hold off by a versioned write,
- * and deletes the node with the last one; the version is the one this client kept from its own last
- * write of the node, so a release sends no read first (a node changed by another process of the
- * owner token answers BADVERSION and is read then). Only for this client's thread owners, whose ids
- * no other process can have: a lock directory is a container that the server removes once empty,
- * and a remade directory numbers its nodes from zero again, so a node of an owner token that
- * another process made could have the kept node's name and version. Token owners read first.
+ * included. Plus an offset, once a quorum raised the lock ({@link LockFence}, docs/adr/0009): the
+ * listing that finds a node at the front also shows the lock's fence record, and a node whose
+ * offset (in its data) is below the record's takes the record's in the write that claims it, before
+ * it is a grant. A lock never raised has no record, its nodes no offset: nothing is read or written
+ * for it. A node is created with the offset this client last saw for its lock, so that a raised
+ * lock costs no write either once the client knows its record. A re-entry adds a hold to the node's
+ * data (a versioned write) and keeps the token; the owner's digest in the node's name lets another
+ * process holding the same owner token find the node and re-enter it rather than make a second one.
+ * A release takes one hold off by a versioned write, and deletes the node with the last one; the
+ * version is the one this client kept from its own last write of the node, so a release sends no
+ * read first (a node changed by another process of the owner token answers BADVERSION and is read
+ * then). Only for this client's thread owners, whose ids no other process can have: a lock
+ * directory is a container that the server removes once empty, and a remade directory numbers its
+ * nodes from zero again, so a node of an owner token that another process made could have the kept
+ * node's name and version. Token owners read first.
  *
  * <p>A release of the last hold that fails on the connection is handed to {@link StrandedNodes}:
  * the node would otherwise hold the lock for the life of the session, which outlives the blip. Its
@@ -120,6 +126,14 @@ final class ZooKeeperLockStore implements LockStore {
   /** How many busy directories are remembered before the hint starts over. */
   private static final int BUSY_DIRS = 4096;
 
+  /**
+   * The fence records this client last saw in lock directories (only those that have one): a new
+   * node there is created with the record's offset, so that it costs no write to raise it when it
+   * is claimed. Only a hint, like {@link #busyDirs}: a stale one costs a write, never a wrong
+   * token.
+   */
+  private final Map<String, LockFence> fences = new ConcurrentHashMap<>();
+
   ZooKeeperLockStore(
       ZooKeeperCalls calls,
       ClientIdentity self,
@@ -145,12 +159,16 @@ final class ZooKeeperLockStore implements LockStore {
    * node changed meanwhile answers BADVERSION and is read then, one gone answers NONODE.
    *
    * @param path the node
-   * @param token its creation zxid
+   * @param token its fencing token: its creation zxid plus its data's offset
    * @param version its data version after this client's last write
    * @param data its data after that write
    * @param session the session the node lives in (its ephemeral owner)
    */
-  private record Held(String path, long token, int version, LockNodeData data, long session) {}
+  private record Held(String path, long token, int version, LockNodeData data, long session) {
+    long czxid() {
+      return token - data.offset();
+    }
+  }
 
   /**
    * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
@@ -232,6 +250,36 @@ final class ZooKeeperLockStore implements LockStore {
       busyDirs.clear();
     }
     busyDirs.add(dir);
+  }
+
+  /**
+   * Keeps the fence record a listing of a directory shows, if it has one, for the next node created
+   * there.
+   *
+   * @return the record, or {@link LockFence#NONE}
+   */
+  private LockFence noteFence(String dir, List<String> children) {
+    LockFence fence = LockFence.of(children);
+    if (fence.equals(LockFence.NONE)) {
+      if (!fences.isEmpty()) {
+        fences.remove(dir);
+      }
+      return fence;
+    }
+    if (fences.size() >= BUSY_DIRS) {
+      fences.clear();
+    }
+    fences.put(dir, fence);
+    return fence;
+  }
+
+  private static Held held(String path, Stat stat, LockNodeData data) {
+    return new Held(
+        path, data.token(stat.getCzxid()), stat.getVersion(), data, stat.getEphemeralOwner());
+  }
+
+  private static Held held(String path, NewNode node, LockNodeData data) {
+    return new Held(path, data.token(node.czxid()), node.version(), data, node.session());
   }
 
   private CompletableFuture<AcquireResult> afterFailure(
@@ -354,6 +402,7 @@ final class ZooKeeperLockStore implements LockStore {
         .thenCompose(
             children -> {
               List<LockNode> nodes = LockNode.sorted(children);
+              LockFence fence = noteFence(dir, children);
               QueuePlace place = queued.get(key(request.name(), request.owner()));
               String placePath = place == null ? null : place.path();
               LockNode mine = placePath == null ? null : named(nodes, placePath);
@@ -363,13 +412,18 @@ final class ZooKeeperLockStore implements LockStore {
               if (mine == null) {
                 return fresh(request, dir, digest, nodes, round);
               }
-              return existing(request, dir, nodes, mine, round);
+              return existing(request, dir, nodes, fence, mine, round);
             });
   }
 
   /** The owner has a node: its queue place, or its grant. */
   private CompletableFuture<AcquireResult> existing(
-      LockRequest request, String dir, List<LockNode> nodes, LockNode mine, int round) {
+      LockRequest request,
+      String dir,
+      List<LockNode> nodes,
+      LockFence fence,
+      LockNode mine,
+      int round) {
     String key = key(request.name(), request.owner());
     String path = dir + "/" + mine.name();
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
@@ -384,12 +438,7 @@ final class ZooKeeperLockStore implements LockStore {
                     read ->
                         read == null
                             ? null
-                            : new Held(
-                                path,
-                                read.stat().getCzxid(),
-                                read.stat().getVersion(),
-                                LockNodeData.decode(read.data()),
-                                read.stat().getEphemeralOwner()));
+                            : held(path, read.stat(), LockNodeData.decode(read.data())));
     return state.thenCompose(
         read -> {
           if (read == null) {
@@ -427,7 +476,14 @@ final class ZooKeeperLockStore implements LockStore {
                       // A place (even one whose "waiting" mark was not written) is never a
                       // grant until its owner is handed it.
                       return claim(
-                          request, path, data, token, version, read.session(), ours, round);
+                          request,
+                          path,
+                          data.under(fence),
+                          read.czxid(),
+                          version,
+                          read.session(),
+                          ours,
+                          round);
                     }
                     if (exclusive && data.exclusive() == 0) {
                       return CompletableFuture.completedFuture(AcquireResult.upgradeRefused());
@@ -458,12 +514,15 @@ final class ZooKeeperLockStore implements LockStore {
    * (marked as being claimed, so that no timer deletes it) until the answer came, and a claim whose
    * answer was lost is made again by the owner's next attempt. A claim of a node this client does
    * not keep as a place is not repeated: the next attempt could not tell it from a grant.
+   *
+   * @param data the node's data as it is to be granted, with the offset of the lock's fence record
+   *     in the listing that found the node at the front
    */
   private CompletableFuture<AcquireResult> claim(
       LockRequest request,
       String path,
       LockNodeData data,
-      long token,
+      long czxid,
       int version,
       long session,
       @Nullable QueuePlace ours,
@@ -499,6 +558,7 @@ final class ZooKeeperLockStore implements LockStore {
                 leave(key, ours);
               }
               LockNodeData claimed = data.withWaiting(false);
+              long token = claimed.token(czxid);
               grants.put(key, new Held(path, token, version + 1, claimed, session));
               return granted(token, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
             });
@@ -538,7 +598,8 @@ final class ZooKeeperLockStore implements LockStore {
             exclusive ? 0 : 1,
             sessionTimeoutMillis.getAsLong(),
             waiting,
-            creation);
+            creation,
+            fences.getOrDefault(dir, LockFence.NONE).offset());
     QueuePlace place = null;
     if (request.queueKeepAliveMillis() > 0) {
       // Entered before the create, so that a create whose answer is lost is settled
@@ -570,7 +631,7 @@ final class ZooKeeperLockStore implements LockStore {
     // creation id and deleted once the connection is back.
     return answer.whenComplete(
         (result, failure) -> {
-          if (failure != null && ConnectionGate.isConnectionLoss(failure)) {
+          if (failure != null && ConnectionGate.isConnectionLoss(unwrapNotRepeatable(failure))) {
             strand(placeOf(request, dir, digest, creation));
           }
         });
@@ -599,7 +660,7 @@ final class ZooKeeperLockStore implements LockStore {
     }
   }
 
-  private record NewNode(String path, long token, int version, long session) {}
+  private record NewNode(String path, long czxid, int version, long session) {}
 
   private CompletableFuture<NewNode> tokenOf(ZooKeeperCalls.Created created) {
     String path = created.path();
@@ -646,6 +707,7 @@ final class ZooKeeperLockStore implements LockStore {
         .thenCompose(
             children -> {
               List<LockNode> nodes = LockNode.sorted(children);
+              LockFence fence = noteFence(dir, children);
               LockNode mine =
                   nodes.stream().filter(n -> n.name().equals(nodeName)).findFirst().orElse(null);
               if (mine == null) {
@@ -667,12 +729,14 @@ final class ZooKeeperLockStore implements LockStore {
                       position -> {
                         noteBusy(dir, !position.holding() || nodes.size() > 1);
                         if (position.holding()) {
-                          if (data.waiting()) {
+                          if (data.waiting() || data.offset() < fence.offset()) {
+                            // Waiting, or created below the lock's fence record: claimed with
+                            // the record's offset, before it is a grant.
                             return claim(
                                 request,
                                 path,
-                                data,
-                                node.token(),
+                                data.under(fence),
+                                node.czxid(),
                                 node.version(),
                                 node.session(),
                                 place,
@@ -681,10 +745,9 @@ final class ZooKeeperLockStore implements LockStore {
                           if (place != null) {
                             leave(key, place);
                           }
-                          grants.put(
-                              key,
-                              new Held(path, node.token(), node.version(), data, node.session()));
-                          return granted(node.token(), 1);
+                          Held grant = held(path, node, data);
+                          grants.put(key, grant);
+                          return granted(grant.token(), 1);
                         }
                         if (request.queueKeepAliveMillis() == 0
                             || (place != null && queued.get(key) != place)) {
@@ -696,8 +759,7 @@ final class ZooKeeperLockStore implements LockStore {
                         }
                         if (data.waiting()) {
                           if (place != null) {
-                            place.know(
-                                new Held(path, node.token(), node.version(), data, node.session()));
+                            place.know(held(path, node, data));
                           }
                           return waitBehind(position, place, request);
                         }
@@ -710,7 +772,7 @@ final class ZooKeeperLockStore implements LockStore {
                                     place.know(
                                         new Held(
                                             path,
-                                            node.token(),
+                                            marked.token(node.czxid()),
                                             node.version() + 1,
                                             marked,
                                             node.session()));
@@ -940,7 +1002,7 @@ final class ZooKeeperLockStore implements LockStore {
                 return CompletableFuture.completedFuture(ReleaseResult.NOT_HELD);
               }
               LockNodeData data = LockNodeData.decode(read.data());
-              if (!grant.matches(read.stat().getCzxid())
+              if (!grant.matches(data.token(read.stat().getCzxid()))
                   || data.waiting()
                   || data.holds(exclusive) == 0) {
                 return CompletableFuture.completedFuture(ReleaseResult.NOT_HELD);
@@ -949,7 +1011,7 @@ final class ZooKeeperLockStore implements LockStore {
                   grant,
                   exclusive,
                   path,
-                  read.stat().getCzxid(),
+                  data.token(read.stat().getCzxid()),
                   read.stat().getVersion(),
                   data.plus(exclusive, -1),
                   read.stat().getEphemeralOwner(),
@@ -1055,21 +1117,21 @@ final class ZooKeeperLockStore implements LockStore {
 
   /**
    * The node of a grant: the one this client made for it, else the owner's node (another process of
-   * an owner token made it) whose creation zxid is the grant's token, or the owner's holding node
-   * for {@link GrantRef#ANY_TOKEN}. An owner may have more than one node for a moment (two attempts
-   * of one owner token in two processes), so the token decides, not the owner alone.
+   * an owner token made it) whose token is the grant's, or the owner's holding node for {@link
+   * GrantRef#ANY_TOKEN}. An owner may have more than one node for a moment (two attempts of one
+   * owner token in two processes), so the token decides, not the owner alone.
    *
    * @return the node's path, or null if the grant is not on record
    */
   private CompletableFuture<@Nullable String> grantPath(GrantRef grant) {
     Held held = heldGrant(grant);
-    String known = held == null ? null : held.path();
-    if (known != null) {
+    if (held != null) {
+      String known = held.path();
       return calls
           .stat(known)
           .thenCompose(
               stat -> {
-                if (stat != null && stat.getCzxid() == grant.fencingToken()) {
+                if (stat != null && stat.getCzxid() == held.czxid()) {
                   return CompletableFuture.completedFuture(known);
                 }
                 forget(grant, known);
@@ -1086,7 +1148,7 @@ final class ZooKeeperLockStore implements LockStore {
                     dir,
                     digest,
                     children,
-                    (stat, data) -> grant.matches(stat.getCzxid()) && !data.waiting()));
+                    (stat, data) -> grant.matches(data.token(stat.getCzxid())) && !data.waiting()));
   }
 
   private void forget(GrantRef grant, String path) {
@@ -1123,6 +1185,12 @@ final class ZooKeeperLockStore implements LockStore {
   private static String creationId() {
     return Long.toHexString(ThreadLocalRandom.current().nextLong())
         + Long.toHexString(ThreadLocalRandom.current().nextLong());
+  }
+
+  private static Throwable unwrapNotRepeatable(Throwable failure) {
+    Throwable cause = unwrap(failure);
+    Throwable inner = cause instanceof NotRepeatable ? cause.getCause() : null;
+    return inner != null ? inner : cause;
   }
 
   private static Throwable unwrap(Throwable failure) {

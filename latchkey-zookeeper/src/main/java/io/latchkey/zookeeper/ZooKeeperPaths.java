@@ -11,6 +11,7 @@ import java.util.HexFormat;
  *
  * <pre>
  * /locks/{name}/lk-{owner digest}-{__WRIT__|__READ__}{sequence}   one ephemeral sequential node per owner
+ * /locks/{name}/fence-{offset}-{raised}                           persistent, once a quorum raised the lock
  * /semaphores/{name}                                              data: available permits
  * /leased-semaphores/{name}                                       data: total; children p-{permit id},
  *                                                                 ephemeral, or TTL nodes (explicit leases);
@@ -19,6 +20,7 @@ import java.util.HexFormat;
  * /clients/{client id}                                            presence, ephemeral
  * /clock                                                          written to read the server's time
  * /ttl-probe/never                                                never made: probes for TTL nodes
+ * /epoch                                                          a quorum member's epoch record
  * </pre>
  *
  * A name is data: it becomes one path segment by percent-encoding every character outside {@code
@@ -32,6 +34,7 @@ final class ZooKeeperPaths {
   static final String LATCHES = "/latches";
   static final String CLIENTS = "/clients";
   static final String CLOCK = "/clock";
+  static final String EPOCH = "/epoch";
 
   /**
    * Where the backend probes for TTL nodes: a node whose parent latchkey never creates, so that a
@@ -41,6 +44,9 @@ final class ZooKeeperPaths {
 
   /** The prefix of latchkey's lock nodes; other nodes in a lock's directory are foreign. */
   static final String LOCK_NODE_PREFIX = "lk-";
+
+  /** The prefix of a lock's fence record ({@link LockFence}), which is no lock node. */
+  static final String FENCE_PREFIX = "fence-";
 
   /** Marks an exclusive (write) node, the marker Curator's read-write lock uses too. */
   static final String WRITE_MARKER = "__WRIT__";
