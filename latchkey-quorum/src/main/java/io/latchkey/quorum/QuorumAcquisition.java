@@ -165,6 +165,12 @@ final class QuorumAcquisition {
                 (read, failure) -> {
                   if (read != null) {
                     member.observe(read);
+                    if (read.isEmpty()) {
+                      // Seeded now, whether or not this vote is counted: a member that answers
+                      // after the decisions would otherwise stay empty for this client. In the
+                      // background: the seeded member counts from a later attempt on.
+                      CompletableFuture<Void> unused = quorum.seedEmptyMembers();
+                    }
                   }
                   return new Vote(answer, failure == null ? read : null);
                 }));
@@ -272,16 +278,12 @@ final class QuorumAcquisition {
     int upgradeRefused = 0;
     int granted = 0;
     List<Long> busyRetries = new ArrayList<>();
-    boolean sawEmpty = false;
     for (int i = 0; i < round.size(); i++) {
       Vote vote = round.answer(i);
       if (vote == null) {
         continue;
       }
       answered++;
-      if (vote.epoch() != null && vote.epoch().isEmpty()) {
-        sawEmpty = true;
-      }
       switch (vote.answer().status()) {
         case GRANTED -> {
           granted++;
@@ -292,10 +294,6 @@ final class QuorumAcquisition {
         case BUSY -> busyRetries.add(vote.answer().retryAfterMillis());
         case UPGRADE_REFUSED -> upgradeRefused++;
       }
-    }
-    if (sawEmpty) {
-      // In the background: the seeded members count from a later attempt on.
-      CompletableFuture<Void> unused = quorum.seedEmptyMembers();
     }
     if (counted.size() >= quorum.majority()) {
       return granted(round, counted);

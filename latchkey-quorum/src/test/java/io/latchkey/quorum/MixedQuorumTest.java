@@ -2,6 +2,7 @@ package io.latchkey.quorum;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
@@ -9,6 +10,7 @@ import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
 import io.latchkey.memory.MemoryLockServer;
+import io.latchkey.servers.FreezableTcpProxy;
 import io.latchkey.servers.PostgresTestServer;
 import io.latchkey.servers.RedisTestServer;
 import java.io.IOException;
@@ -17,6 +19,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
@@ -204,6 +209,41 @@ class MixedQuorumTest {
     Lease after = two.lock("lost").acquire(Duration.ofSeconds(30));
     assertThat(after.fencingToken()).isGreaterThan(before);
     after.release();
+  }
+
+  /**
+   * A client that keeps running while a member comes back empty gives it a new epoch record, even
+   * when that member's answers come after the attempts were decided by the others (a new ensemble's
+   * first answers are slow): without it, the member would never count again for that client.
+   */
+  @Test
+  void aRunningClientSeedsAZooKeeperMemberThatCameBackEmpty() throws Exception {
+    RedisTestServer redis = closeAfter(RedisTestServer.start());
+    MemoryLockServer memory = closeAfter(new MemoryLockServer());
+    TestingServer zooKeeper = zooKeeperServer(-1);
+    // Behind 150 ms each way, the ZooKeeper member answers after the other two decided.
+    FreezableTcpProxy slow =
+        closeAfter(
+            FreezableTcpProxy.start("127.0.0.1", zooKeeper.getPort(), Duration.ofMillis(150)));
+    String ensemble =
+        "zookeeper://" + slow.host() + ":" + slow.port() + "/quorum?sessionTimeout=3s";
+    Latchkey client = closeAfter(redisMemoryAnd(redis, memory, ensemble));
+    alternateGrants(client, client, "seeded", 0);
+
+    int port = zooKeeper.getPort();
+    zooKeeper.close();
+    TestingServer empty = closeAfter(zooKeeperServer(port));
+    try (CuratorFramework look =
+        CuratorFrameworkFactory.newClient(empty.getConnectString(), new RetryOneTime(100))) {
+      look.start();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                client.lock("seeded").acquire(Duration.ofSeconds(10)).release();
+                return look.checkExists().forPath("/quorum/epoch") != null;
+              });
+    }
   }
 
   /**
