@@ -4,6 +4,7 @@ import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
@@ -26,7 +27,10 @@ import org.jspecify.annotations.Nullable;
  * which also reads the database's clock), load the holder and queue rows, apply the grant rules of
  * {@link LockRequest} and {@link LockStore} in memory, write back the rows that changed and send
  * the wake-ups, commit. The rules are those of the in-memory reference backend, statement for
- * statement, so that the kit holds both to one behaviour.
+ * statement, so that the kit holds both to one behaviour. In table mode a release can carry the
+ * attempt of a waiter of this client ({@link #releaseAndHandOver}): when the release frees the lock
+ * for that waiter at the head of the queue, the same transaction applies the attempt to the same
+ * loaded rows instead of waking it, so a contended cycle is two transactions, not three.
  */
 final class TableLockStore implements LockStore {
   private final Transactions transactions;
@@ -87,7 +91,16 @@ final class TableLockStore implements LockStore {
 
   private AcquireResult acquire(Connection connection, LockRequest request) throws SQLException {
     LockRecord lock = requireRecord(LockRecord.lockAndLoad(connection, sql, request.name(), true));
-    List<String> wake = new ArrayList<>();
+    return attempt(connection, lock, request, new ArrayList<>());
+  }
+
+  /**
+   * Applies an acquire attempt to the loaded lock, writes what changed, sends {@code wake} and the
+   * wake-ups the attempt adds, and commits.
+   */
+  private AcquireResult attempt(
+      Connection connection, LockRecord lock, LockRequest request, List<String> wake)
+      throws SQLException {
     LockRecord.Holder before = lock.holders.get(request.owner());
     boolean firstInMode = before == null || before.holds(request.mode()) == 0;
     AcquireResult result = decide(connection, lock, request, wake);
@@ -240,13 +253,18 @@ final class TableLockStore implements LockStore {
    * shared release), wake the head of the wait queue, and only it.
    */
   private static void wakeWaiters(LockRecord lock, LockMode released, List<String> wake) {
-    if (lock.exclusiveHeld() || (released == LockMode.SHARED && !lock.holders.isEmpty())) {
+    if (!acquirableAfter(lock, released)) {
       return;
     }
     String head = lock.queueHead();
     if (head != null) {
       wake(lock, head, wake);
     }
+  }
+
+  /** Whether a release in {@code released} mode left the lock acquirable for another owner. */
+  private static boolean acquirableAfter(LockRecord lock, LockMode released) {
+    return !lock.exclusiveHeld() && (released == LockMode.EXCLUSIVE || lock.holders.isEmpty());
   }
 
   @Override
@@ -261,31 +279,80 @@ final class TableLockStore implements LockStore {
             }
             markContended(resourceKey);
           }
-          LockRecord lock = loadExisting(c, grant.name());
-          if (lock == null) {
-            return ReleaseResult.NOT_HELD;
-          }
-          keeper.purge(c, lock);
-          LockRecord.Holder me = lock.holders.get(grant.holderId());
-          if (me == null || !grant.matches(me.token) || me.holds(mode) == 0) {
-            lock.save(c, sql);
-            return ReleaseResult.NOT_HELD;
-          }
-          int remaining = me.give(mode);
-          if (remaining == 0) {
-            keeper.give(c, lock, me, mode);
-          }
-          if (me.shared == 0 && me.exclusive == 0) {
-            lock.removeHolder(grant.holderId());
-          }
-          List<String> wake = new ArrayList<>();
-          if (remaining == 0) {
-            wakeWaiters(lock, mode, wake);
-          }
-          finish(c, lock, wake);
-          noteQueue(lock);
-          return ReleaseResult.released(remaining);
+          return release(c, grant, mode, null).released();
         });
+  }
+
+  /**
+   * Table mode only: there a hold is its holder row, which the release's transaction can give to
+   * the next owner together with everything else it writes. In advisory and row modes a hold is
+   * also a database lock outside the rows, held by a session (the client's pinned connection, or a
+   * connection and open transaction of the hold's own) that the {@link HoldKeeper} takes and gives
+   * back around the operation; a grant inside the release would have to take that lock for the next
+   * owner in the same step, which is not done: they release and wake as {@link #release} does.
+   */
+  @Override
+  public boolean handsOver() {
+    return keeper == HoldKeeper.LEASES;
+  }
+
+  /**
+   * One transaction of the general path (a hand-over is contended by definition: the uncontended
+   * path is not tried): the release, and {@code next}'s attempt on the same loaded rows if it is
+   * due, with the acquire's rules, token, lease and queue removal, and no wake-up for it.
+   */
+  @Override
+  public CompletionStage<HandOverResult> releaseAndHandOver(
+      GrantRef grant, LockMode mode, LockRequest next) {
+    if (!handsOver()) {
+      return LockStore.super.releaseAndHandOver(grant, mode, next);
+    }
+    return transactions.submit(
+        "release of lock '" + grant.name() + "' with a hand-over",
+        c -> release(c, grant, mode, next));
+  }
+
+  /**
+   * The release on the general path; with {@code next}, that attempt instead of the wake-up when
+   * the release makes the lock acquirable and {@code next}'s owner heads the queue.
+   */
+  private HandOverResult release(
+      Connection c, GrantRef grant, LockMode mode, @Nullable LockRequest next) throws SQLException {
+    LockRecord lock = loadExisting(c, grant.name());
+    if (lock == null) {
+      return new HandOverResult(ReleaseResult.NOT_HELD, null);
+    }
+    keeper.purge(c, lock);
+    LockRecord.Holder me = lock.holders.get(grant.holderId());
+    if (me == null || !grant.matches(me.token) || me.holds(mode) == 0) {
+      lock.save(c, sql);
+      return new HandOverResult(ReleaseResult.NOT_HELD, null);
+    }
+    int remaining = me.give(mode);
+    if (remaining == 0) {
+      keeper.give(c, lock, me, mode);
+    }
+    if (me.shared == 0 && me.exclusive == 0) {
+      lock.removeHolder(grant.holderId());
+    }
+    ReleaseResult released = ReleaseResult.released(remaining);
+    List<String> wake = new ArrayList<>();
+    if (remaining == 0
+        && next != null
+        && acquirableAfter(lock, mode)
+        && next.owner().equals(lock.queueHead())) {
+      // The head comes for the turn it would have been woken for, in this same transaction.
+      lock.resource.wokenOwner = null;
+      AcquireResult handedOver = attempt(c, lock, next, wake);
+      noteQueue(lock);
+      return new HandOverResult(released, handedOver);
+    }
+    if (remaining == 0) {
+      wakeWaiters(lock, mode, wake);
+    }
+    finish(c, lock, wake);
+    noteQueue(lock);
+    return new HandOverResult(released, null);
   }
 
   @Override
