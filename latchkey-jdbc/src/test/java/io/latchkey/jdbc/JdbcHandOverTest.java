@@ -19,19 +19,16 @@ import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.Wakeup;
+import io.latchkey.testkit.ContendedCycles;
 import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.sql.DriverManager;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
@@ -172,7 +169,6 @@ class JdbcHandOverTest {
             .renewInterval(Duration.ofSeconds(20))
             .closeOnShutdown(false)
             .build();
-    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
     try (Latchkey client =
         Latchkey.using(
             JdbcBackend.builder(counting).createSchema(true).tablePrefix(newPrefix()).build(),
@@ -181,24 +177,10 @@ class JdbcHandOverTest {
       lock.lock();
       lock.unlock();
       long before = connections.get();
-      List<CompletableFuture<Void>> done = new ArrayList<>();
-      for (int t = 0; t < THREADS; t++) {
-        done.add(
-            CompletableFuture.runAsync(
-                () -> {
-                  for (int cycle = 0; cycle < CYCLES_PER_THREAD; cycle++) {
-                    lock.lock();
-                    lock.unlock();
-                  }
-                },
-                threads));
-      }
-      CompletableFuture.allOf(done.toArray(CompletableFuture<?>[]::new)).get(2, TimeUnit.MINUTES);
+      ContendedCycles.run(List.of(lock), THREADS, CYCLES_PER_THREAD, Duration.ofMinutes(2));
       double perCycle = (connections.get() - before) / (double) (THREADS * CYCLES_PER_THREAD);
       System.out.printf("%s: %.2f transactions per contended cycle%n", url, perCycle);
       assertThat(perCycle).as("transactions per cycle").isLessThanOrEqualTo(maxPerCycle);
-    } finally {
-      threads.shutdownNow();
     }
   }
 

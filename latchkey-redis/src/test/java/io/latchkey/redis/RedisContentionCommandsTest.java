@@ -6,14 +6,11 @@ import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.servers.RedisTestServer;
+import io.latchkey.testkit.ContendedCycles;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,7 +65,6 @@ class RedisContentionCommandsTest {
             .closeOnShutdown(false)
             .build();
     List<Latchkey> opened = new ArrayList<>();
-    ExecutorService threads = Executors.newFixedThreadPool(clients * threadsPerClient);
     try {
       List<DistributedLock> locks = new ArrayList<>();
       for (int i = 0; i < clients; i++) {
@@ -81,21 +77,7 @@ class RedisContentionCommandsTest {
       }
       redis().command("CONFIG", "RESETSTAT");
 
-      List<CompletableFuture<Void>> done = new ArrayList<>();
-      for (DistributedLock lock : locks) {
-        for (int t = 0; t < threadsPerClient; t++) {
-          done.add(
-              CompletableFuture.runAsync(
-                  () -> {
-                    for (int cycle = 0; cycle < CYCLES_PER_THREAD; cycle++) {
-                      lock.lock();
-                      lock.unlock();
-                    }
-                  },
-                  threads));
-        }
-      }
-      CompletableFuture.allOf(done.toArray(CompletableFuture<?>[]::new)).get(2, TimeUnit.MINUTES);
+      ContendedCycles.run(locks, threadsPerClient, CYCLES_PER_THREAD, Duration.ofMinutes(2));
 
       Map<String, String> stats = redis().info("commandstats");
       long cycles = (long) CYCLES_PER_THREAD * clients * threadsPerClient;
@@ -106,7 +88,6 @@ class RedisContentionCommandsTest {
           clients, threadsPerClient, scripts);
       assertThat(scripts).as("script calls per cycle").isLessThanOrEqualTo(maxScriptsPerCycle);
     } finally {
-      threads.shutdownNow();
       for (Latchkey client : opened) {
         client.close();
       }
