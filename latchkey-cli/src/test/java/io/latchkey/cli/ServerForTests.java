@@ -4,6 +4,7 @@ import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.servers.MariaDbTestServer;
 import io.latchkey.servers.PostgresTestServer;
+import io.latchkey.servers.RedisTestServer;
 import io.latchkey.servers.SqlTestServer;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -11,6 +12,7 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
@@ -85,6 +87,68 @@ abstract class ServerForTests implements AutoCloseable {
 
   static ServerForTests zooKeeper() {
     return new ZooKeeper();
+  }
+
+  static ServerForTests redisQuorum() {
+    return new RedisQuorum();
+  }
+
+  /**
+   * A quorum of three {@code redis-server}s that ask for a password, so that every URI carries it
+   * in each member and the commands must never print it; each test has a key prefix of its own.
+   */
+  private static final class RedisQuorum extends ServerForTests {
+    private final List<RedisTestServer> members = new ArrayList<>();
+
+    RedisQuorum() {
+      try {
+        for (int i = 0; i < 3; i++) {
+          members.add(RedisTestServer.builder().password(SharedBackendCommands.PASSWORD).start());
+        }
+      } catch (RuntimeException e) {
+        stop();
+        throw e;
+      }
+    }
+
+    @Override
+    String uri(String namespace) {
+      return "quorum:"
+          + members.stream()
+              .map(
+                  member ->
+                      "redis://:"
+                          + SharedBackendCommands.PASSWORD
+                          + "@"
+                          + member.hostAndPort()
+                          + "?prefix="
+                          + namespace
+                          + ":")
+              .collect(Collectors.joining(","))
+          + ";maxLease=15m"; // above the shared tests' longest lease (10 minutes)
+    }
+
+    @Override
+    String withCredentials(String uri, String password) {
+      if (!password.equals(SharedBackendCommands.PASSWORD)) {
+        throw new IllegalArgumentException("the members ask for " + SharedBackendCommands.PASSWORD);
+      }
+      return uri; // every member's URI carries the password already
+    }
+
+    @Override
+    String unreachable(String password) throws IOException {
+      List<String> closed = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        closed.add("redis://:" + password + "@127.0.0.1:" + closedPort());
+      }
+      return "quorum:" + String.join(",", closed);
+    }
+
+    @Override
+    void stop() {
+      members.forEach(RedisTestServer::close);
+    }
   }
 
   /** A database in table mode: each test has tables of its own (a table prefix). */
