@@ -162,13 +162,7 @@ class JdbcHandOverTest {
                     default -> throw new UnsupportedOperationException(method.getName());
                   };
                 });
-    // Long leases keep the watchdog and the presence refresh out of the count.
-    LatchkeyOptions options =
-        LatchkeyOptions.builder()
-            .leaseTime(Duration.ofMinutes(1))
-            .renewInterval(Duration.ofSeconds(20))
-            .closeOnShutdown(false)
-            .build();
+    LatchkeyOptions options = ContendedCycles.COUNTING_OPTIONS;
     try (Latchkey client =
         Latchkey.using(
             JdbcBackend.builder(counting).createSchema(true).tablePrefix(newPrefix()).build(),

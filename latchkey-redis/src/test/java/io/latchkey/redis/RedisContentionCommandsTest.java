@@ -57,13 +57,7 @@ class RedisContentionCommandsTest {
   void contendedCyclesCostAFixedNumberOfScriptCalls(
       int clients, int threadsPerClient, double maxScriptsPerCycle) throws Exception {
     String name = "contended/" + clients + "x" + threadsPerClient;
-    // Long leases keep the watchdog and the presence refresh out of the count.
-    LatchkeyOptions options =
-        LatchkeyOptions.builder()
-            .leaseTime(Duration.ofMinutes(1))
-            .renewInterval(Duration.ofSeconds(20))
-            .closeOnShutdown(false)
-            .build();
+    LatchkeyOptions options = ContendedCycles.COUNTING_OPTIONS;
     List<Latchkey> opened = new ArrayList<>();
     try {
       List<DistributedLock> locks = new ArrayList<>();

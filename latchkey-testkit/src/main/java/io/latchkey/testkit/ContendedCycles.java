@@ -1,6 +1,7 @@
 package io.latchkey.testkit;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.LatchkeyOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,17 @@ import java.util.concurrent.TimeUnit;
  * and let it go, a number of times, with nothing in between.
  */
 public final class ContendedCycles {
+  /**
+   * Client options for counting a backend's work per cycle: leases long enough to keep the
+   * watchdog's renewals and the presence refresh out of the count.
+   */
+  public static final LatchkeyOptions COUNTING_OPTIONS =
+      LatchkeyOptions.builder()
+          .leaseTime(Duration.ofMinutes(1))
+          .renewInterval(Duration.ofSeconds(20))
+          .closeOnShutdown(false)
+          .build();
+
   private ContendedCycles() {}
 
   /**
