@@ -132,6 +132,15 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
     }
 
     /**
+     * Whether this acquisition may wait behind a holder of its own client without asking the
+     * backend ({@link WaitChannels#joinBehindLocalHolder}): only a waiter that a release can hand
+     * the lock over to, and whose backend serves it no differently for having queued later.
+     */
+    default boolean waitsBehindLocalHolder() {
+      return false;
+    }
+
+    /**
      * Reads the grant that a release handed over to this waiter, as {@link #attempt} reads its own
      * answers; only called when {@link #handOverRequest} gave a request.
      *
@@ -217,6 +226,15 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
   @SuppressWarnings("FutureReturnValueIgnored")
   CompletableFuture<@Nullable T> start() {
     observation = client.observing().acquireStarted(plan.primitive(), plan.name());
+    String owner = plan.owner();
+    if (owner != null && plan.waitNanos() != 0 && strategy.waitsBehindLocalHolder()) {
+      WaitChannels.Waiter behind =
+          client.waitChannels().joinBehindLocalHolder(plan.name(), owner, this);
+      if (behind != null) {
+        waitBehindLocalHolder(behind);
+        return this;
+      }
+    }
     seen = client.waitChannels().peek(plan.type(), plan.name());
     CompletableFuture<Attempt<T>> first = attemptOnce();
     if (first.isDone() && !first.isCompletedExceptionally()) {
@@ -396,6 +414,29 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
     if (watch != null) {
       watch.whenComplete((fired, failure) -> wake.complete(null));
     }
+    sleep(wake, sleep);
+  }
+
+  /**
+   * Waits behind a holder of this client without an attempt: the holder's release hands the lock
+   * over ({@link #claimForHandOver}), or the end of its hold wakes this waiter to try; the re-check
+   * bound still applies, in case neither comes (the waiter then tries, and waits as any other).
+   */
+  private void waitBehindLocalHolder(WaitChannels.Waiter behind) {
+    waiter = behind;
+    waitObserved = true;
+    observation.waiting();
+    long remaining = forever ? Long.MAX_VALUE : deadline - ticker.nanoTime();
+    CompletableFuture<Void> wake =
+        Objects.requireNonNull(client.waitChannels().caughtUpSignal(behind));
+    sleep(wake, Math.min(maxSleepNanos, remaining));
+  }
+
+  /** Sleeps until the wake signal completes or the timer ends the sleep, then tries once. */
+  // Handler futures left unread on purpose: the handlers route every outcome into the result
+  // themselves.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void sleep(CompletableFuture<Void> wake, long sleep) {
     try {
       ScheduledFuture<?> timer =
           client

@@ -202,6 +202,9 @@ final class GrantLedger {
       old = superseded[0];
     }
     observing.holdsChanged(primitive, 1);
+    if (handOvers != null && mode == LockMode.EXCLUSIVE && ref.type() == ResourceType.LOCK) {
+      handOvers.exclusiveGranted(hold);
+    }
     if (old != null && old.lost() == null) {
       markLost(
           old,
@@ -472,6 +475,12 @@ final class GrantLedger {
     if (dropped[0] != null) {
       observing.holdsChanged(dropped[0], -1);
     }
+    if (handOvers != null
+        && mode == LockMode.EXCLUSIVE
+        && hold.ref.type() == ResourceType.LOCK
+        && hold.holds(LockMode.EXCLUSIVE) == 0) {
+      handOvers.exclusiveEnded(hold);
+    }
   }
 
   // ---- lookups ----
@@ -692,6 +701,9 @@ final class GrantLedger {
 
   void markLost(Hold hold, LeaseLostException reason) {
     List<LeaseListener> listeners = hold.markLost(reason);
+    if (handOvers != null && hold.ref.type() == ResourceType.LOCK) {
+      handOvers.exclusiveEnded(hold); // waiters behind it locally try by themselves
+    }
     if (hold.lost() == reason) {
       LOG.warn("{}", reason.getMessage());
       observing.leaseLost(hold.primitive());

@@ -666,6 +666,15 @@ public final class LatchkeyClient implements Latchkey {
     }
 
     @Override
+    public boolean waitsBehindLocalHolder() {
+      // A fair lock serves waiters in their order of arrival on the backend, which a waiter that
+      // did not ask it would lose; a shared waiter would wait for a hand-over that takes one owner.
+      return request.mode() == LockMode.EXCLUSIVE
+          && !request.fair()
+          && request.queueKeepAliveMillis() > 0;
+    }
+
+    @Override
     public Acquisition.Attempt<Lease> handedOver(AcquireResult granted, long sentAt) {
       return lockAnswer(primitive, ref, request.mode(), granted, watchdog, sentAt, leaseMillis);
     }

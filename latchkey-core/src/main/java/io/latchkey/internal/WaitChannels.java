@@ -1,5 +1,6 @@
 package io.latchkey.internal;
 
+import io.latchkey.LockMode;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.Wakeup;
@@ -29,6 +30,14 @@ import org.jspecify.annotations.Nullable;
  * remembers the wake-ups that found no waiter to serve (aimed at an owner that had not joined yet,
  * or open to anyone), and a waiter joining after such a wake-up is woken at once; otherwise it goes
  * straight to sleep, saving that extra attempt.
+ *
+ * <p>A lock's channel also knows which grant of this client holds the lock exclusively, once it was
+ * granted while the channel existed. An exclusive, unfair waiter that finds another owner of this
+ * client holding it waits behind that holder locally ({@link #joinBehindLocalHolder}): it makes no
+ * attempt and takes no place in the backend's queue, and is handed the lock by the holder's release
+ * ({@link #claimNext}), or woken to try by itself when that hold ends without handing it over
+ * ({@link #exclusiveEnded}). Wake-ups from the backend are never aimed at it (it has no place
+ * there).
  */
 final class WaitChannels {
   /** How many unserved owner-aimed wake-ups a channel remembers (it forgets the oldest). */
@@ -116,6 +125,83 @@ final class WaitChannels {
   }
 
   /**
+   * Joins the waiters of a lock as a local waiter, if another owner of this client holds it
+   * exclusively as far as its channel knows: the waiter then sleeps on its signal without any
+   * attempt, until the holder's release hands the lock over to it or the hold ends ({@link
+   * #exclusiveEnded}) and wakes it to try by itself.
+   *
+   * @return the joined waiter, or null if no such holder is known (the waiter tries as usual)
+   */
+  synchronized @Nullable Waiter joinBehindLocalHolder(
+      String name, String owner, Acquisition<?> acquisition) {
+    if (channels.isEmpty()) {
+      return null;
+    }
+    Channel channel = channels.get(new Key(ResourceType.LOCK, name));
+    if (channel == null) {
+      return null;
+    }
+    Hold holder = channel.localHolder;
+    if (holder == null
+        || holder.ref.holderId().equals(owner)
+        || holder.lost() != null
+        || holder.holds(LockMode.EXCLUSIVE) == 0) {
+      return null;
+    }
+    Waiter waiter = new Waiter(channel, owner, false, acquisition);
+    waiter.local = true;
+    waiter.caughtUp = true; // it sleeps at once: only this client's own release can let it in
+    channel.waiters.add(waiter);
+    return waiter;
+  }
+
+  /**
+   * A grant of this client now holds a lock exclusively: waiters that come to its channel may wait
+   * behind it locally. Known only to a channel that exists (someone of this client waits, or waited
+   * while the previous holder held it).
+   */
+  synchronized void exclusiveGranted(Hold hold) {
+    if (channels.isEmpty()) {
+      return;
+    }
+    Channel channel = channels.get(new Key(ResourceType.LOCK, hold.ref.name()));
+    if (channel != null) {
+      channel.localHolder = hold;
+    }
+  }
+
+  /**
+   * A grant of this client no longer holds a lock exclusively (its last exclusive hold was
+   * released, or it was lost). If it was the holder its channel knew, the waiters behind it locally
+   * are woken to try by themselves: whatever the release did, nobody of this client holds the lock
+   * now.
+   */
+  // Handler futures left unread on purpose: unsubscribing is best effort.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void exclusiveEnded(Hold hold) {
+    List<CompletableFuture<Void>> toWake = new ArrayList<>();
+    synchronized (this) {
+      if (channels.isEmpty()) {
+        return;
+      }
+      Channel channel = channels.get(new Key(ResourceType.LOCK, hold.ref.name()));
+      if (channel == null || channel.localHolder != hold) {
+        return;
+      }
+      channel.localHolder = null;
+      for (Waiter waiter : channel.waiters) {
+        if (waiter.local && !waiter.signal.isDone()) {
+          toWake.add(waiter.signal);
+        }
+      }
+      if (channel.waiters.isEmpty()) {
+        forget(channel);
+      }
+    }
+    toWake.forEach(signal -> signal.complete(null));
+  }
+
+  /**
    * Claims the first sleeping waiter of this client on a lock, other than the releasing owner, for
    * a release that hands the lock over to it ({@link Acquisition#claimForHandOver}).
    *
@@ -153,6 +239,7 @@ final class WaitChannels {
 
   /** Returns the waiter's signal for its coming wait: fresh, unless a wake-up already arrived. */
   synchronized CompletableFuture<Void> arm(Waiter waiter) {
+    waiter.local = false; // it tries now, and waits as any other waiter from then on
     if (waiter.signal.isDone()) {
       waiter.signal = new CompletableFuture<>();
       waiter.wokenByRelease = false;
@@ -160,9 +247,6 @@ final class WaitChannels {
     return waiter.signal;
   }
 
-  // Handler futures left unread on purpose: unsubscribing is best effort: the channel is already
-  // forgotten.
-  @SuppressWarnings("FutureReturnValueIgnored")
   void leave(Waiter waiter, boolean succeeded) {
     List<CompletableFuture<Void>> toWake = new ArrayList<>();
     synchronized (this) {
@@ -173,12 +257,22 @@ final class WaitChannels {
       if (!succeeded && waiter.wokenByRelease) {
         pick(channel, Wakeup.of(1), toWake);
       }
-      if (channel.waiters.isEmpty() && channels.get(channel.key) == channel) {
-        channels.remove(channel.key);
-        channel.subscription.thenAccept(subscription -> subscription.unsubscribe());
+      if (channel.waiters.isEmpty() && channel.localHolder == null) {
+        forget(channel);
       }
     }
     toWake.forEach(signal -> signal.complete(null));
+  }
+
+  /** Drops a channel nobody waits on; called with the monitor held. */
+  // Handler futures left unread on purpose: unsubscribing is best effort: the channel is already
+  // forgotten.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void forget(Channel channel) {
+    if (channels.get(channel.key) == channel) {
+      channels.remove(channel.key);
+      channel.subscription.thenAccept(subscription -> subscription.unsubscribe());
+    }
   }
 
   private void deliver(Channel channel, Wakeup wakeup) {
@@ -209,8 +303,9 @@ final class WaitChannels {
     int slots = wakeup.slots();
     boolean sharedRound = false;
     for (Waiter waiter : channel.waiters) {
-      if (wakeup.targetOwner() != null && !wakeup.targetOwner().equals(waiter.owner)) {
-        continue;
+      if (waiter.local
+          || (wakeup.targetOwner() != null && !wakeup.targetOwner().equals(waiter.owner))) {
+        continue; // a local waiter has no place on the backend that a wake-up could be for
       }
       targetFound = true;
       // A waiting writer ends the shared round: the readers behind it would only be refused.
@@ -252,6 +347,8 @@ final class WaitChannels {
     final Map<String, Long> missedByOwner = new HashMap<>();
     // The delivery number of the last wake-up open to any waiter.
     long lastOpenWakeup;
+    // The grant of this client that holds the lock exclusively, as far as this channel saw.
+    @Nullable Hold localHolder;
 
     Channel(Key key) {
       this.key = key;
@@ -272,6 +369,8 @@ final class WaitChannels {
     private CompletableFuture<Void> signal = new CompletableFuture<>();
     private boolean wokenByRelease;
     private boolean caughtUp;
+    // Waits behind a holder of this client without a place on the backend (until it next tries).
+    private boolean local;
 
     private Waiter(
         Channel channel, @Nullable String owner, boolean shared, Acquisition<?> acquisition) {

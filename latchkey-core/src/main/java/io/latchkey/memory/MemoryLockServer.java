@@ -300,8 +300,8 @@ public final class MemoryLockServer implements AutoCloseable {
   }
 
   /**
-   * A release that, when the lock becomes acquirable and {@code next}'s owner heads the queue,
-   * makes that owner's attempt in the same step instead of waking it (see {@link
+   * A release that, when the lock becomes acquirable and {@code next}'s owner heads the queue or
+   * nobody is queued, makes that owner's attempt in the same step instead of waking it (see {@link
    * io.latchkey.spi.LockStore#releaseAndHandOver}); without {@code next}, a plain release.
    */
   HandOverResult releaseAndHandOver(
@@ -329,9 +329,11 @@ public final class MemoryLockServer implements AutoCloseable {
         lock.holders.remove(owner);
       }
       result = ReleaseResult.released(remaining);
-      String head = remaining == 0 && acquirableAfter(lock, mode) ? lock.queueHead() : null;
-      if (head != null && next != null && head.equals(next.owner())) {
-        // The head comes for the turn it would have been woken for, in this same step.
+      boolean acquirable = remaining == 0 && acquirableAfter(lock, mode);
+      String head = acquirable ? lock.queueHead() : null;
+      if (acquirable && next != null && (head == null || head.equals(next.owner()))) {
+        // The head comes for the turn it would have been woken for, in this same step; with
+        // nobody queued, no turn is pending for anyone else.
         lock.wokenOwner = null;
         return new HandOverResult(result, tryAcquire(next, clientId));
       }

@@ -47,20 +47,27 @@ public interface LockStore {
 
   /**
    * {@link #release} and, in the same atomic step, the lock's next grant to a waiter of the
-   * releasing client: if the release makes the lock acquirable for others and {@code next}'s owner
-   * is the live head of the wait queue, the backend applies {@code next} as an acquire attempt by
-   * that owner (which counts as the owner having come for its wake-up, so no wake-up is published
-   * for it) and answers that attempt too. Otherwise the release wakes the queue head as {@link
-   * #release} does, and {@code next} is not attempted. A contended lock thus changes hands in one
-   * call, with no wake-up message and no second round trip on the way.
+   * releasing client: if the release makes the lock acquirable for others and either {@code next}'s
+   * owner is the live head of the wait queue or no live waiter is queued at all, the backend
+   * applies {@code next} as an acquire attempt by that owner (which counts as the owner having come
+   * for its wake-up, so no wake-up is published for it) and answers that attempt too. Otherwise the
+   * release wakes the queue head as {@link #release} does, and {@code next} is not attempted. A
+   * contended lock thus changes hands in one call, with no wake-up message and no second round trip
+   * on the way.
+   *
+   * <p>{@code next} may be queued (it was refused before and keeps a place) or not: a waiter that
+   * saw the lock held by another owner of its own client waits in its client without asking the
+   * backend (ADR 0003, "Waiting behind a holder of the same client"), and is handed the lock only
+   * when nobody is queued on the backend; a waiter of another client that queued meanwhile is
+   * served first.
    *
    * <p>The default releases and attempts nothing; stores that override it say so with {@link
    * #handsOver}. Applied at most once, like every operation.
    *
    * @param grant the lock owner and the token of its grant
    * @param mode the mode of the hold to release
-   * @param next a queued waiter's attempt, of another owner of the releasing client on the same
-   *     lock
+   * @param next the attempt of a waiter of the releasing client, another owner on the same lock,
+   *     queued or not
    * @return the release's answer and, if {@code next} was attempted, that attempt's answer
    */
   default CompletionStage<HandOverResult> releaseAndHandOver(

@@ -153,6 +153,16 @@ class ManualClockEngineTest {
         .join();
   }
 
+  /** Another process tries the lock as a waiter: queued if it is refused. */
+  private AcquireResult probeWaits(String name) {
+    return probe
+        .locks()
+        .tryAcquire(
+            new LockRequest(name, "probe", LockMode.EXCLUSIVE, 1_000, false, KEEP_ALIVE.toMillis()))
+        .toCompletableFuture()
+        .join();
+  }
+
   /** Another process tries the lock; if it gets it, it lets it go again at once. */
   private boolean othersCanTake(String name) {
     AcquireResult answer =
@@ -522,15 +532,7 @@ class ManualClockEngineTest {
     LatchkeyClient latchkey = open();
     Lease holder = latchkey.lock("queued").acquire(Duration.ZERO);
     // Another client's waiter heads the queue: the release wakes it, and grants ours nothing.
-    AcquireResult probeQueued =
-        probe
-            .locks()
-            .tryAcquire(
-                new LockRequest(
-                    "queued", "probe", LockMode.EXCLUSIVE, 1_000, false, KEEP_ALIVE.toMillis()))
-            .toCompletableFuture()
-            .join();
-    assertThat(probeQueued.isGranted()).isFalse();
+    assertThat(probeWaits("queued").isGranted()).isFalse();
     CompletableFuture<Lease> waiting = sleepingWaiter(latchkey, "queued");
     int attempts = backend().acquireTimes().size();
     backend().holdHandOvers(true);
@@ -577,6 +579,101 @@ class ManualClockEngineTest {
     assertThat(latchkey.ledger().all()).hasSize(1);
     next.release();
     assertThat(othersCanTake("lost-answer")).isTrue();
+  }
+
+  /**
+   * A holder handed the lock by the release of another owner of this client, while a waiter of this
+   * client waits: from then on, the client's channel knows which of its grants holds the lock.
+   */
+  private Lease handedOverHolder(LatchkeyClient latchkey, String name) throws Exception {
+    Lease first = latchkey.lock(name).acquire(Duration.ZERO);
+    CompletableFuture<Lease> second = sleepingWaiter(latchkey, name);
+    first.release();
+    assertThat(second).isCompleted();
+    return second.get();
+  }
+
+  @Test
+  void aWaiterBehindAHolderOfItsOwnClientAsksTheBackendNothingAndIsHandedTheLock()
+      throws Exception {
+    LatchkeyClient latchkey = open();
+    Lease holder = handedOverHolder(latchkey, "local");
+    int attempts = backend().acquireTimes().size();
+    int handOvers = backend().handOvers().size();
+
+    CompletableFuture<Lease> waiting = sleepingWaiter(latchkey, "local");
+    CompletableFuture<Lease> behind = sleepingWaiter(latchkey, "local");
+    scheduler.advance(KEEP_ALIVE.dividedBy(3).minus(NANO)); // just short of its re-check
+
+    assertThat(backend().acquireTimes()).hasSize(attempts);
+    holder.release();
+    assertThat(waiting).isCompleted();
+    assertThat(behind).isNotDone();
+    Lease next = waiting.get();
+    assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
+    assertThat(next.isValid()).isTrue();
+    assertThat(othersCanTake("local")).isFalse();
+    next.release();
+    assertThat(behind).isCompleted();
+    assertThat(backend().acquireTimes()).hasSize(attempts);
+    assertThat(backend().handOvers()).hasSize(handOvers + 2);
+    behind.get().release();
+    assertThat(othersCanTake("local")).isTrue();
+  }
+
+  @Test
+  void aWaiterBehindALocalHolderGoesBehindAnotherClientsWaiterThatQueuedMeanwhile()
+      throws Exception {
+    LatchkeyClient latchkey = open();
+    Lease holder = handedOverHolder(latchkey, "mixed");
+    CompletableFuture<Lease> waiting = sleepingWaiter(latchkey, "mixed");
+    int attempts = backend().acquireTimes().size();
+    assertThat(probeWaits("mixed").isGranted()).isFalse();
+
+    holder.release();
+
+    // The release woke the other client's waiter; ours tried by itself and queued behind it.
+    assertThat(backend().acquireTimes()).hasSize(attempts + 1);
+    assertThat(waiting).isNotDone();
+    AcquireResult probeGranted = probeWaits("mixed");
+    assertThat(probeGranted.isGranted()).isTrue();
+    probe
+        .locks()
+        .release(
+            new GrantRef(
+                new HolderRef(ResourceType.LOCK, "mixed", "probe"), probeGranted.fencingToken()),
+            LockMode.EXCLUSIVE)
+        .toCompletableFuture()
+        .join();
+    scheduler.advance(RECHECK);
+    assertThat(waiting).isCompleted();
+    waiting.get().release();
+  }
+
+  @Test
+  void aWaiterBehindALocalHolderTriesByItselfWhenThatHoldIsLostOrAtItsRecheck() throws Exception {
+    LatchkeyClient latchkey = open();
+    Lease holder = handedOverHolder(latchkey, "lost-local");
+    CompletableFuture<Lease> waiting = sleepingWaiter(latchkey, "lost-local");
+    int attempts = backend().acquireTimes().size();
+
+    scheduler.advance(RECHECK);
+    // No release came within the re-check bound: it asked the backend, and waits as any other.
+    assertThat(backend().acquireTimes()).hasSize(attempts + 1);
+    assertThat(waiting).isNotDone();
+
+    CompletableFuture<Lease> behind = sleepingWaiter(latchkey, "lost-local");
+    int before = backend().acquireTimes().size();
+    backend().events().lost(grantOf(holder), "its record was deleted");
+    probe.locks().release(grantOf(holder), LockMode.EXCLUSIVE).toCompletableFuture().join();
+
+    // The newer waiter, which waited locally behind the lost hold, tries at once.
+    assertThat(backend().acquireTimes().size()).isGreaterThan(before);
+    scheduler.advance(RECHECK);
+    assertThat(waiting).isCompleted();
+    waiting.get().release();
+    assertThat(behind).isCompleted();
+    behind.get().release();
   }
 
   @Test

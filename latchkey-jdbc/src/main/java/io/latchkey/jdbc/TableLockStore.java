@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * the wake-ups, commit. The rules are those of the in-memory reference backend, statement for
  * statement, so that the kit holds both to one behaviour. In table mode a release can carry the
  * attempt of a waiter of this client ({@link #releaseAndHandOver}): when the release frees the lock
- * for that waiter at the head of the queue, the same transaction applies the attempt to the same
- * loaded rows instead of waking it, so a contended cycle is two transactions, not three.
+ * for that waiter at the head of the queue (or with nobody queued), the same transaction applies
+ * the attempt to the same loaded rows instead of waking it, so a contended cycle of one client's
+ * threads is one transaction.
  */
 final class TableLockStore implements LockStore {
   private final Transactions transactions;
@@ -314,7 +315,8 @@ final class TableLockStore implements LockStore {
 
   /**
    * The release on the general path; with {@code next}, that attempt instead of the wake-up when
-   * the release makes the lock acquirable and {@code next}'s owner heads the queue.
+   * the release makes the lock acquirable and {@code next}'s owner heads the queue, or nobody is
+   * queued.
    */
   private HandOverResult release(
       Connection c, GrantRef grant, LockMode mode, @Nullable LockRequest next) throws SQLException {
@@ -337,11 +339,13 @@ final class TableLockStore implements LockStore {
     }
     ReleaseResult released = ReleaseResult.released(remaining);
     List<String> wake = new ArrayList<>();
+    String head = lock.queueHead();
     if (remaining == 0
         && next != null
         && acquirableAfter(lock, mode)
-        && next.owner().equals(lock.queueHead())) {
-      // The head comes for the turn it would have been woken for, in this same transaction.
+        && (head == null || next.owner().equals(head))) {
+      // The head comes for the turn it would have been woken for, in this same transaction (or,
+      // with nobody queued, a waiter behind the holder in this client comes first).
       lock.resource.wokenOwner = null;
       AcquireResult handedOver = attempt(c, lock, next, wake);
       noteQueue(lock);

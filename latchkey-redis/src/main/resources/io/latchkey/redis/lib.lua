@@ -312,7 +312,8 @@ end
 -- more, and after a shared hold nobody at all, the head of the wait queue may enter. Wakes it, and
 -- only it; with an empty queue nobody waits.
 -- If the head is the owner given as candidate (a waiter that the releasing client hands the lock
--- over to in the same script), it is not woken, and true is returned: the caller attempts for it.
+-- over to in the same script), or nobody is queued and a candidate is given, nobody is woken and
+-- true is returned, with whether the candidate was queued: the caller attempts for it.
 local function wake_queue_head(queue, deadlines, writers, channel, handoff, holders, exclusive, now,
                                candidate)
   if exclusive_held(holders) or (not exclusive and next(holders) ~= nil) then
@@ -320,10 +321,10 @@ local function wake_queue_head(queue, deadlines, writers, channel, handoff, hold
   end
   local head, place_ends = live_queue_head(queue, deadlines, writers, now)
   if head == nil then
-    return false
+    return candidate ~= nil, false
   end
   if head == candidate then
-    return true
+    return true, true
   end
   wake(handoff, deadlines, channel, head, now, place_ends)
   return false
