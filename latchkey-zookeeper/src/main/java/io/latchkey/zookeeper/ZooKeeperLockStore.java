@@ -3,12 +3,14 @@ package io.latchkey.zookeeper;
 import io.latchkey.LockMode;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
 import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -19,7 +21,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -588,18 +592,7 @@ final class ZooKeeperLockStore implements LockStore {
       LockRequest request, String dir, String digest, boolean waiting, int round) {
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
     String creation = creationId();
-    LockNodeData data =
-        new LockNodeData(
-            request.owner(),
-            self.clientId(),
-            self.host(),
-            self.pid(),
-            exclusive ? 1 : 0,
-            exclusive ? 0 : 1,
-            sessionTimeoutMillis.getAsLong(),
-            waiting,
-            creation,
-            fences.getOrDefault(dir, LockFence.NONE).offset());
+    LockNodeData data = newNodeData(request, dir, waiting, creation);
     QueuePlace place = null;
     if (request.queueKeepAliveMillis() > 0) {
       // Entered before the create, so that a create whose answer is lost is settled
@@ -635,6 +628,26 @@ final class ZooKeeperLockStore implements LockStore {
             strand(placeOf(request, dir, digest, creation));
           }
         });
+  }
+
+  /**
+   * The data of an owner's new node: the holds it asks for, and the offset of the fence record this
+   * client last saw in the directory.
+   */
+  private LockNodeData newNodeData(
+      LockRequest request, String dir, boolean waiting, String creation) {
+    boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
+    return new LockNodeData(
+        request.owner(),
+        self.clientId(),
+        self.host(),
+        self.pid(),
+        exclusive ? 1 : 0,
+        exclusive ? 0 : 1,
+        sessionTimeoutMillis.getAsLong(),
+        waiting,
+        creation,
+        fences.getOrDefault(dir, LockFence.NONE).offset());
   }
 
   /** The place of the owner's node that is created with this creation id, in this session. */
@@ -793,6 +806,7 @@ final class ZooKeeperLockStore implements LockStore {
       Position position, @Nullable QueuePlace place, LockRequest request) {
     if (place != null) {
       place.attempted(request);
+      place.waitsBehind(position.children() ? null : position.watched());
       schedule(place);
     }
     String watched = position.watched();
@@ -926,15 +940,7 @@ final class ZooKeeperLockStore implements LockStore {
     // so that a node its owner came back to (a re-entry) stays.
     CompletableFuture<KeeperException.Code> change =
         last
-            ? stranded.onConnectionLoss(
-                calls.delete(path, version),
-                path,
-                version,
-                code -> {
-                  if (code != KeeperException.Code.BADVERSION) {
-                    forget(grant, path);
-                  }
-                })
+            ? strandOnLoss(calls.delete(path, version), grant, path, version)
             : calls
                 .write(path, less.encode(), version)
                 .whenComplete(
@@ -962,6 +968,24 @@ final class ZooKeeperLockStore implements LockStore {
               code == KeeperException.Code.NONODE
                   ? ReleaseResult.NOT_HELD
                   : ReleaseResult.released(less.holds(exclusive)));
+        });
+  }
+
+  /**
+   * A call that deletes a grant's node with its last hold: if it fails on the connection, the node
+   * is deleted once the connection is back, at the version the call meant to delete (see {@link
+   * StrandedNodes}).
+   */
+  private <T> CompletableFuture<T> strandOnLoss(
+      CompletableFuture<T> call, GrantRef grant, String path, int version) {
+    return stranded.onConnectionLoss(
+        call,
+        path,
+        version,
+        code -> {
+          if (code != KeeperException.Code.BADVERSION) {
+            forget(grant, path);
+          }
         });
   }
 
@@ -1017,6 +1041,254 @@ final class ZooKeeperLockStore implements LockStore {
                   read.stat().getEphemeralOwner(),
                   round);
             });
+  }
+
+  /**
+   * Default layout only. In Curator's layouts the front of the queue may also wait for Curator's
+   * leases (the semaphore mutex), which a multi-op cannot check, and the directory is shared with
+   * Curator's recipes, whose clients these layouts serve while a fleet moves; they release as
+   * {@link #release} does.
+   */
+  @Override
+  public boolean handsOver() {
+    return layout == LockLayout.LATCHKEY;
+  }
+
+  /**
+   * The release of a grant's last hold and, in the same multi-op (one write), {@code next}'s node
+   * made a grant: the holder's node is deleted at the version this client kept, and next's node is
+   * claimed (a queue place of this client: its waiting mark cleared, at its version) or created
+   * (next has no node: created holding, at the end of the queue). A claimed place is handed over
+   * only if it waits for the releasing node, which holds the exclusive side and is therefore first:
+   * deleting it puts the place at the front. A created node is at the front only if nobody else is
+   * queued. Either way one listing after the multi-op tells where next's node stands and shows the
+   * lock's fence record: at the front, the node is next's grant (its offset raised to the record's
+   * first, if this client's hint was below it); behind another node (a waiter of another client
+   * that came first), it is marked waiting and watches the node ahead, as a waiter that made its
+   * own attempt, and the answer to next is that attempt's refusal. The node ahead was woken by the
+   * delete, as by a plain release.
+   *
+   * <p>Anything else (a holder with more holds, an owner token, a place whose create or last write
+   * is not known) is a plain {@link #release}, and next is not attempted. A multi-op refused (the
+   * holder's node or next's place changed meanwhile) applied nothing: it is followed by a plain
+   * release. One whose answer was lost may have been applied: the holder's delete is sent again
+   * when the connection is back ({@link StrandedNodes}), and next's node stays a queue place in
+   * {@link #queued} (a created one with its creation id, found by the owner's next attempt as a
+   * create whose answer was lost is), which the owner's next attempt claims if it is at the front,
+   * or which its keep-alive deletes if the owner does not come.
+   */
+  @Override
+  public CompletableFuture<HandOverResult> releaseAndHandOver(
+      GrantRef grant, LockMode mode, LockRequest next) {
+    boolean exclusive = mode == LockMode.EXCLUSIVE;
+    Held held = heldGrant(grant);
+    String key = key(next.name(), next.owner());
+    if (!handsOver()
+        || held == null
+        || held.data().holds(exclusive) != 1
+        || held.data().holds(!exclusive) != 0
+        || !next.name().equals(grant.name())
+        || !ownedHereAlone(next.owner())
+        || next.queueKeepAliveMillis() <= 0
+        || grants.containsKey(key)) {
+      return releaseAlone(grant, mode);
+    }
+    QueuePlace place = queued.get(key);
+    if (place == null) {
+      return handOverToNewNode(grant, mode, held, next);
+    }
+    Held known = place.known();
+    if (known == null
+        || held.data().exclusive() == 0
+        || !held.path().equals(place.behind())
+        || !known.path().equals(place.path())
+        || place.exclusive != (next.mode() == LockMode.EXCLUSIVE)
+        || !place.begin(Step.CLAIMING)) {
+      return releaseAlone(grant, mode);
+    }
+    LockNodeData claimed =
+        known.data().under(fences.getOrDefault(place.dir, LockFence.NONE)).withWaiting(false);
+    return handOver(
+        grant,
+        mode,
+        held,
+        next,
+        place,
+        op ->
+            List.of(
+                op.delete().withVersion(held.version()).forPath(held.path()),
+                op.setData().withVersion(known.version()).forPath(known.path(), claimed.encode())),
+        results -> held(known.path(), results.get(1).getResultStat(), claimed));
+  }
+
+  private CompletableFuture<HandOverResult> releaseAlone(GrantRef grant, LockMode mode) {
+    return release(grant, mode).thenApply(released -> new HandOverResult(released, null));
+  }
+
+  /**
+   * A hand-over to an owner of whom this client keeps no node: its node is created in the release's
+   * multi-op, entered in {@link #queued} first as a waiting owner's is. A create's answer carries
+   * no stat, so the multi-op first writes the releasing node (with its hold taken off) before it
+   * deletes it: that write's stat shows the multi-op's zxid, which is the new node's creation zxid.
+   * Only a node that watches the releasing node hears of the write (as a change, before the
+   * delete), and such a waiter is ahead of the new node anyway.
+   */
+  private CompletableFuture<HandOverResult> handOverToNewNode(
+      GrantRef grant, LockMode mode, Held held, LockRequest next) {
+    String dir = layout.dir(next.name());
+    String digest = ZooKeeperPaths.ownerDigest(next.owner());
+    String creation = creationId();
+    LockNodeData data = newNodeData(next, dir, false, creation);
+    LockNodeData less = held.data().plus(mode == LockMode.EXCLUSIVE, -1);
+    QueuePlace place = placeOf(next, dir, digest, creation);
+    enqueue(place, next);
+    place.begin(Step.CLAIMING);
+    return handOver(
+        grant,
+        mode,
+        held,
+        next,
+        place,
+        op ->
+            List.of(
+                op.setData().withVersion(held.version()).forPath(held.path(), less.encode()),
+                op.delete().withVersion(held.version() + 1).forPath(held.path()),
+                op.create()
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath(
+                        dir + "/" + layout.nodePrefix(digest, place.exclusive), data.encode())),
+        results -> {
+          String path = Objects.requireNonNull(results.get(2).getResultPath(), "created path");
+          place.located(path);
+          long zxid = results.get(0).getResultStat().getMzxid();
+          return new Held(path, data.token(zxid), 0, data, place.session);
+        });
+  }
+
+  /**
+   * Sends a hand-over's multi-op, which deletes the releasing node and makes {@code place}'s node a
+   * grant, and places that node once it was applied.
+   *
+   * @param place next's queue place, being claimed
+   * @param granted next's node as the applied multi-op left it, from the operations' results
+   */
+  private CompletableFuture<HandOverResult> handOver(
+      GrantRef grant,
+      LockMode mode,
+      Held held,
+      LockRequest next,
+      QueuePlace place,
+      ZooKeeperCalls.Operations ops,
+      Function<List<CuratorTransactionResult>, Held> granted) {
+    return strandOnLoss(calls.transaction(ops), grant, held.path(), held.version())
+        .whenComplete(
+            (answer, failure) -> {
+              if (failure != null) {
+                notHandedOver(place, ConnectionGate.isConnectionLoss(failure));
+              }
+            })
+        .thenCompose(
+            answer -> {
+              if (!answer.ok()) {
+                // Nothing was applied: the holder's node or next's place changed meanwhile.
+                notHandedOver(place, false);
+                return releaseAlone(grant, mode);
+              }
+              forget(grant, held.path());
+              return placeHandedOver(next, place, granted.apply(answer.results()))
+                  .thenApply(attempt -> new HandOverResult(ReleaseResult.released(0), attempt));
+            });
+  }
+
+  /**
+   * A hand-over did not make next's node a grant: a place that may exist stays for the owner's next
+   * attempt (read afresh), one that was never created goes.
+   *
+   * @param maybeApplied whether the multi-op may have been applied (its answer was lost)
+   */
+  private void notHandedOver(QueuePlace place, boolean maybeApplied) {
+    if (place.path() == null && !maybeApplied) {
+      leave(place.key, place);
+      return;
+    }
+    place.know(null);
+    place.endClaim();
+    schedule(place);
+  }
+
+  /**
+   * Where the node a hand-over made a grant stands: at the front, it is next's grant (its offset
+   * raised to the lock's fence record first, if below it); behind another node, it is marked
+   * waiting and waits as a queue place.
+   *
+   * @return the answer to next's attempt, or null if none can be given (the node is gone, or a call
+   *     failed: the owner's next attempt finds out)
+   */
+  private CompletableFuture<@Nullable AcquireResult> placeHandedOver(
+      LockRequest next, QueuePlace place, Held node) {
+    String dir = place.dir;
+    return calls
+        .children(dir)
+        .thenCompose(
+            children -> {
+              List<LockNode> nodes = LockNode.sorted(children);
+              LockFence fence = noteFence(dir, children);
+              LockNode mine = named(nodes, node.path());
+              if (mine == null) {
+                // Deleted at once (force release, or the session ended): the owner starts over.
+                leave(place.key, place);
+                return CompletableFuture.<@Nullable AcquireResult>completedFuture(null);
+              }
+              return position(dir, nodes, mine, place.exclusive)
+                  .thenCompose(
+                      position -> {
+                        noteBusy(dir, !position.holding() || nodes.size() > 1);
+                        LockNodeData data =
+                            position.holding()
+                                ? node.data().under(fence)
+                                : node.data().withWaiting(true);
+                        if (data.equals(node.data())) {
+                          return settleHandedOver(next, place, node, position);
+                        }
+                        return calls
+                            .write(node.path(), data.encode(), node.version())
+                            .thenCompose(
+                                code -> {
+                                  if (code != KeeperException.Code.OK) {
+                                    notHandedOver(place, true);
+                                    return CompletableFuture
+                                        .<@Nullable AcquireResult>completedFuture(null);
+                                  }
+                                  return settleHandedOver(
+                                      next,
+                                      place,
+                                      new Held(
+                                          node.path(),
+                                          data.token(node.czxid()),
+                                          node.version() + 1,
+                                          data,
+                                          node.session()),
+                                      position);
+                                });
+                      });
+            })
+        .exceptionally(
+            failure -> {
+              notHandedOver(place, true);
+              return null;
+            });
+  }
+
+  private CompletableFuture<@Nullable AcquireResult> settleHandedOver(
+      LockRequest next, QueuePlace place, Held node, Position position) {
+    if (position.holding()) {
+      leave(place.key, place);
+      grants.put(place.key, node);
+      return granted(node.token(), 1).thenApply(answer -> answer);
+    }
+    place.know(node);
+    place.endClaim();
+    return waitBehind(position, place, next).thenApply(answer -> answer);
   }
 
   @Override
@@ -1306,6 +1578,7 @@ final class ZooKeeperLockStore implements LockStore {
     private boolean woken;
     private @Nullable ScheduledFuture<?> timer;
     private @Nullable Held known;
+    private @Nullable String behind;
 
     QueuePlace(
         String key, String dir, String digest, String creation, boolean exclusive, long session) {
@@ -1333,6 +1606,15 @@ final class ZooKeeperLockStore implements LockStore {
 
     synchronized void know(@Nullable Held node) {
       known = node;
+    }
+
+    /** The node this place waits for (it was just ahead of it), or null if unknown. */
+    synchronized @Nullable String behind() {
+      return behind;
+    }
+
+    synchronized void waitsBehind(@Nullable String node) {
+      behind = node;
     }
 
     /**
