@@ -128,21 +128,40 @@ final class ZooKeeperCalls {
   }
 
   /**
+   * A node's children and its data version, read together.
+   *
+   * @param children the children's names
+   * @param version the node's data version, or -1 if it does not exist
+   */
+  record Listing(java.util.List<String> children, int version) {}
+
+  /**
    * @param path a node
    * @return its children's names, empty if it does not exist
    */
   CompletableFuture<java.util.List<String>> children(String path) {
+    return list(path).thenApply(Listing::children);
+  }
+
+  /**
+   * @param path a node
+   * @return its children's names and its data version, from one read
+   */
+  CompletableFuture<Listing> list(String path) {
     return send((callback, on) -> client.getChildren().inBackground(callback, on).forPath(path))
         .thenApply(
             event -> {
               KeeperException.Code code = code(event);
               if (code == KeeperException.Code.NONODE) {
-                return java.util.List.of();
+                return new Listing(java.util.List.of(), -1);
               }
               if (code != KeeperException.Code.OK) {
                 throw new java.util.concurrent.CompletionException(failure(event));
               }
-              return java.util.List.copyOf(event.getChildren());
+              Stat stat = event.getStat();
+              return new Listing(
+                  java.util.List.copyOf(event.getChildren()),
+                  stat == null ? -1 : stat.getVersion());
             });
   }
 

@@ -175,6 +175,23 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   /**
+   * A lock directory as a listing saw it: its fence record, and its data version, which only a
+   * raise of the fence record changes (it writes the directory in the same multi-op).
+   *
+   * @param fence the fence record, or {@link LockFence#NONE}
+   * @param version the directory's data version, or -1 if it did not exist
+   */
+  private record Seen(LockFence fence, int version) {}
+
+  /**
+   * What a queue place waits for, as the listing that placed it saw it.
+   *
+   * @param node the node just ahead of it (a writer), or the nearest writer ahead (a reader)
+   * @param seen the directory in that listing
+   */
+  private record Behind(String node, Seen seen) {}
+
+  /**
    * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
    * directory, or (Curator's semaphore mutex) the leases of Curator's holders.
    *
@@ -275,6 +292,15 @@ final class ZooKeeperLockStore implements LockStore {
     }
     fences.put(dir, fence);
     return fence;
+  }
+
+  /**
+   * Keeps what a listing of a lock directory shows ({@link #noteFence}).
+   *
+   * @return the directory as the listing saw it
+   */
+  private Seen seen(String dir, ZooKeeperCalls.Listing listing) {
+    return new Seen(noteFence(dir, listing.children()), listing.version());
   }
 
   private static Held held(String path, Stat stat, LockNodeData data) {
@@ -402,11 +428,11 @@ final class ZooKeeperLockStore implements LockStore {
     String dir = layout.dir(request.name());
     String digest = ZooKeeperPaths.ownerDigest(request.owner());
     return calls
-        .children(dir)
+        .list(dir)
         .thenCompose(
-            children -> {
-              List<LockNode> nodes = LockNode.sorted(children);
-              LockFence fence = noteFence(dir, children);
+            listing -> {
+              List<LockNode> nodes = LockNode.sorted(listing.children());
+              Seen seen = seen(dir, listing);
               QueuePlace place = queued.get(key(request.name(), request.owner()));
               String placePath = place == null ? null : place.path();
               LockNode mine = placePath == null ? null : named(nodes, placePath);
@@ -416,18 +442,13 @@ final class ZooKeeperLockStore implements LockStore {
               if (mine == null) {
                 return fresh(request, dir, digest, nodes, round);
               }
-              return existing(request, dir, nodes, fence, mine, round);
+              return existing(request, dir, nodes, seen, mine, round);
             });
   }
 
   /** The owner has a node: its queue place, or its grant. */
   private CompletableFuture<AcquireResult> existing(
-      LockRequest request,
-      String dir,
-      List<LockNode> nodes,
-      LockFence fence,
-      LockNode mine,
-      int round) {
+      LockRequest request, String dir, List<LockNode> nodes, Seen seen, LockNode mine, int round) {
     String key = key(request.name(), request.owner());
     String path = dir + "/" + mine.name();
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
@@ -474,7 +495,7 @@ final class ZooKeeperLockStore implements LockStore {
                   position -> {
                     noteBusy(dir, !position.holding() || nodes.size() > 1);
                     if (!position.holding()) {
-                      return waitBehind(position, ours, request);
+                      return waitBehind(position, ours, request, seen);
                     }
                     if (data.waiting() || ours != null) {
                       // A place (even one whose "waiting" mark was not written) is never a
@@ -482,7 +503,7 @@ final class ZooKeeperLockStore implements LockStore {
                       return claim(
                           request,
                           path,
-                          data.under(fence),
+                          data.under(seen.fence()),
                           read.czxid(),
                           version,
                           read.session(),
@@ -716,11 +737,12 @@ final class ZooKeeperLockStore implements LockStore {
     String nodeName = path.substring(path.lastIndexOf('/') + 1);
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
     return calls
-        .children(dir)
+        .list(dir)
         .thenCompose(
-            children -> {
-              List<LockNode> nodes = LockNode.sorted(children);
-              LockFence fence = noteFence(dir, children);
+            listing -> {
+              List<LockNode> nodes = LockNode.sorted(listing.children());
+              Seen seen = seen(dir, listing);
+              LockFence fence = seen.fence();
               LockNode mine =
                   nodes.stream().filter(n -> n.name().equals(nodeName)).findFirst().orElse(null);
               if (mine == null) {
@@ -774,7 +796,7 @@ final class ZooKeeperLockStore implements LockStore {
                           if (place != null) {
                             place.know(held(path, node, data));
                           }
-                          return waitBehind(position, place, request);
+                          return waitBehind(position, place, request, seen);
                         }
                         LockNodeData marked = data.withWaiting(true);
                         return calls
@@ -790,7 +812,7 @@ final class ZooKeeperLockStore implements LockStore {
                                             marked,
                                             node.session()));
                                   }
-                                  return waitBehind(position, place, request);
+                                  return waitBehind(position, place, request, seen);
                                 });
                       });
             });
@@ -803,10 +825,11 @@ final class ZooKeeperLockStore implements LockStore {
   // The hand-off timer hangs off the watch; the watch itself is what the answer carries.
   @SuppressWarnings("FutureReturnValueIgnored")
   private CompletableFuture<AcquireResult> waitBehind(
-      Position position, @Nullable QueuePlace place, LockRequest request) {
+      Position position, @Nullable QueuePlace place, LockRequest request, Seen seen) {
     if (place != null) {
       place.attempted(request);
-      place.waitsBehind(position.children() ? null : position.watched());
+      String watched = position.watched();
+      place.waitsBehind(position.children() || watched == null ? null : new Behind(watched, seen));
       schedule(place);
     }
     String watched = position.watched();
@@ -1057,25 +1080,32 @@ final class ZooKeeperLockStore implements LockStore {
   /**
    * The release of a grant's last hold and, in the same multi-op (one write), {@code next}'s node
    * made a grant: the holder's node is deleted at the version this client kept, and next's node is
-   * claimed (a queue place of this client: its waiting mark cleared, at its version) or created
-   * (next has no node: created holding, at the end of the queue). A claimed place is handed over
-   * only if it waits for the releasing node, which holds the exclusive side and is therefore first:
-   * deleting it puts the place at the front. A created node is at the front only if nobody else is
-   * queued. Either way one listing after the multi-op tells where next's node stands and shows the
-   * lock's fence record: at the front, the node is next's grant (its offset raised to the record's
-   * first, if this client's hint was below it); behind another node (a waiter of another client
-   * that came first), it is marked waiting and watches the node ahead, as a waiter that made its
-   * own attempt, and the answer to next is that attempt's refusal. The node ahead was woken by the
-   * delete, as by a plain release.
+   * claimed or created.
    *
-   * <p>Anything else (a holder with more holds, an owner token, a place whose create or last write
-   * is not known) is a plain {@link #release}, and next is not attempted. A multi-op refused (the
-   * holder's node or next's place changed meanwhile) applied nothing: it is followed by a plain
-   * release. One whose answer was lost may have been applied: the holder's delete is sent again
-   * when the connection is back ({@link StrandedNodes}), and next's node stays a queue place in
-   * {@link #queued} (a created one with its creation id, found by the owner's next attempt as a
-   * create whose answer was lost is), which the owner's next attempt claims if it is at the front,
-   * or which its keep-alive deletes if the owner does not come.
+   * <ul>
+   *   <li>A queue place of this client is claimed (its waiting mark cleared, at its version) only
+   *       if it waits for the releasing node, which holds the exclusive side and is therefore
+   *       first: deleting it puts the place at the front. The multi-op also checks that the
+   *       directory's version is still the one the place's listing saw (a raise of the fence record
+   *       changes it), so that the offset of the fence record in that listing is the lock's: the
+   *       place is the grant with no further call.
+   *   <li>For an owner with no node, the node is created holding, at the end of the queue. One
+   *       listing after the multi-op tells where it stands and shows the fence record: at the
+   *       front, the node is next's grant (its offset raised to the record's first, if this
+   *       client's hint was below it); behind another node (a waiter of another client that came
+   *       first), it is marked waiting and watches the node ahead, as after the owner's own
+   *       attempt, and the answer to next is that attempt's refusal. The node ahead was woken by
+   *       the delete, as by a plain release.
+   * </ul>
+   *
+   * <p>Anything else (a holder with more holds, an owner token, a place that waits for another node
+   * or whose last write is not known) is a plain {@link #release}, and next is not attempted. A
+   * multi-op refused (the holder's node, next's place or the directory changed meanwhile) applied
+   * nothing: a plain release follows. One whose answer was lost may have been applied: the holder's
+   * delete is sent again when the connection is back ({@link StrandedNodes}), and next's node stays
+   * a queue place in {@link #queued} (a created one with its creation id, found by the owner's next
+   * attempt as a create whose answer was lost is), which the owner's next attempt takes if it is at
+   * the front, or which its keep-alive deletes if the owner does not come.
    */
   @Override
   public CompletableFuture<HandOverResult> releaseAndHandOver(
@@ -1098,27 +1128,37 @@ final class ZooKeeperLockStore implements LockStore {
       return handOverToNewNode(grant, mode, held, next);
     }
     Held known = place.known();
+    Behind behind = place.behind();
     if (known == null
+        || behind == null
+        || behind.seen().version() < 0
         || held.data().exclusive() == 0
-        || !held.path().equals(place.behind())
+        || !held.path().equals(behind.node())
         || !known.path().equals(place.path())
         || place.exclusive != (next.mode() == LockMode.EXCLUSIVE)
         || !place.begin(Step.CLAIMING)) {
       return releaseAlone(grant, mode);
     }
-    LockNodeData claimed =
-        known.data().under(fences.getOrDefault(place.dir, LockFence.NONE)).withWaiting(false);
+    // The fence record the place's listing saw is still the lock's if the directory's version
+    // is: the place is claimed with it, and is the grant without a listing.
+    LockNodeData claimed = known.data().under(behind.seen().fence()).withWaiting(false);
     return handOver(
         grant,
         mode,
         held,
-        next,
-        place,
         op ->
             List.of(
+                op.check().withVersion(behind.seen().version()).forPath(place.dir),
                 op.delete().withVersion(held.version()).forPath(held.path()),
                 op.setData().withVersion(known.version()).forPath(known.path(), claimed.encode())),
-        results -> held(known.path(), results.get(1).getResultStat(), claimed));
+        place,
+        results ->
+            settleHandedOver(
+                next,
+                place,
+                held(known.path(), results.get(2).getResultStat(), claimed),
+                Position.HOLDING,
+                behind.seen()));
   }
 
   private CompletableFuture<HandOverResult> releaseAlone(GrantRef grant, LockMode mode) {
@@ -1147,8 +1187,6 @@ final class ZooKeeperLockStore implements LockStore {
         grant,
         mode,
         held,
-        next,
-        place,
         op ->
             List.of(
                 op.setData().withVersion(held.version()).forPath(held.path(), less.encode()),
@@ -1157,29 +1195,31 @@ final class ZooKeeperLockStore implements LockStore {
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .forPath(
                         dir + "/" + layout.nodePrefix(digest, place.exclusive), data.encode())),
+        place,
         results -> {
           String path = Objects.requireNonNull(results.get(2).getResultPath(), "created path");
           place.located(path);
           long zxid = results.get(0).getResultStat().getMzxid();
-          return new Held(path, data.token(zxid), 0, data, place.session);
+          return placeHandedOver(
+              next, place, new Held(path, data.token(zxid), 0, data, place.session));
         });
   }
 
   /**
    * Sends a hand-over's multi-op, which deletes the releasing node and makes {@code place}'s node a
-   * grant, and places that node once it was applied.
+   * grant.
    *
    * @param place next's queue place, being claimed
-   * @param granted next's node as the applied multi-op left it, from the operations' results
+   * @param attempt next's answer, from the results of the applied multi-op
    */
   private CompletableFuture<HandOverResult> handOver(
       GrantRef grant,
       LockMode mode,
       Held held,
-      LockRequest next,
-      QueuePlace place,
       ZooKeeperCalls.Operations ops,
-      Function<List<CuratorTransactionResult>, Held> granted) {
+      QueuePlace place,
+      Function<List<CuratorTransactionResult>, CompletableFuture<@Nullable AcquireResult>>
+          attempt) {
     return strandOnLoss(calls.transaction(ops), grant, held.path(), held.version())
         .whenComplete(
             (answer, failure) -> {
@@ -1195,8 +1235,9 @@ final class ZooKeeperLockStore implements LockStore {
                 return releaseAlone(grant, mode);
               }
               forget(grant, held.path());
-              return placeHandedOver(next, place, granted.apply(answer.results()))
-                  .thenApply(attempt -> new HandOverResult(ReleaseResult.released(0), attempt));
+              return attempt
+                  .apply(answer.results())
+                  .thenApply(granted -> new HandOverResult(ReleaseResult.released(0), granted));
             });
   }
 
@@ -1228,11 +1269,12 @@ final class ZooKeeperLockStore implements LockStore {
       LockRequest next, QueuePlace place, Held node) {
     String dir = place.dir;
     return calls
-        .children(dir)
+        .list(dir)
         .thenCompose(
-            children -> {
-              List<LockNode> nodes = LockNode.sorted(children);
-              LockFence fence = noteFence(dir, children);
+            listing -> {
+              List<LockNode> nodes = LockNode.sorted(listing.children());
+              Seen seen = seen(dir, listing);
+              LockFence fence = seen.fence();
               LockNode mine = named(nodes, node.path());
               if (mine == null) {
                 // Deleted at once (force release, or the session ended): the owner starts over.
@@ -1248,7 +1290,7 @@ final class ZooKeeperLockStore implements LockStore {
                                 ? node.data().under(fence)
                                 : node.data().withWaiting(true);
                         if (data.equals(node.data())) {
-                          return settleHandedOver(next, place, node, position);
+                          return settleHandedOver(next, place, node, position, seen);
                         }
                         return calls
                             .write(node.path(), data.encode(), node.version())
@@ -1268,7 +1310,8 @@ final class ZooKeeperLockStore implements LockStore {
                                           node.version() + 1,
                                           data,
                                           node.session()),
-                                      position);
+                                      position,
+                                      seen);
                                 });
                       });
             })
@@ -1280,7 +1323,7 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   private CompletableFuture<@Nullable AcquireResult> settleHandedOver(
-      LockRequest next, QueuePlace place, Held node, Position position) {
+      LockRequest next, QueuePlace place, Held node, Position position, Seen seen) {
     if (position.holding()) {
       leave(place.key, place);
       grants.put(place.key, node);
@@ -1288,7 +1331,7 @@ final class ZooKeeperLockStore implements LockStore {
     }
     place.know(node);
     place.endClaim();
-    return waitBehind(position, place, next).thenApply(answer -> answer);
+    return waitBehind(position, place, next, seen).thenApply(answer -> answer);
   }
 
   @Override
@@ -1578,7 +1621,7 @@ final class ZooKeeperLockStore implements LockStore {
     private boolean woken;
     private @Nullable ScheduledFuture<?> timer;
     private @Nullable Held known;
-    private @Nullable String behind;
+    private @Nullable Behind behind;
 
     QueuePlace(
         String key, String dir, String digest, String creation, boolean exclusive, long session) {
@@ -1608,13 +1651,13 @@ final class ZooKeeperLockStore implements LockStore {
       known = node;
     }
 
-    /** The node this place waits for (it was just ahead of it), or null if unknown. */
-    synchronized @Nullable String behind() {
+    /** What this place waits for, as its last attempt saw it, or null if unknown. */
+    synchronized @Nullable Behind behind() {
       return behind;
     }
 
-    synchronized void waitsBehind(@Nullable String node) {
-      behind = node;
+    synchronized void waitsBehind(@Nullable Behind ahead) {
+      behind = ahead;
     }
 
     /**

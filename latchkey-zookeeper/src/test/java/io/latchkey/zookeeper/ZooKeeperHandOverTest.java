@@ -8,6 +8,7 @@ import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.FenceStore;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.HolderRef;
@@ -194,10 +195,51 @@ class ZooKeeperHandOverTest {
   }
 
   /**
+   * A quorum raises the lock's fence (ADR 0009) while A holds and B waits: the handed-over grant's
+   * token is above the raised value. A queued B is not handed the lock (the directory changed since
+   * B's listing, so the release's multi-op is refused and a plain release follows) and takes it by
+   * its own attempt; a B with no node is created with the fence this client last saw, below the
+   * raise, and raised by the listing after the multi-op.
+   */
+  @Test
+  void aHandedOverGrantIsAboveAFenceRaisedMeanwhile() throws Exception {
+    LatchkeyBackend backend = open("fenced", "");
+    FenceStore fences = open("fenced", "", "raiser").fences().orElseThrow();
+    LockStore locks = backend.locks();
+    String name = "fenced";
+    for (boolean queued : new boolean[] {true, false}) {
+      AcquireResult a = get(locks.tryAcquire(request(name, "a")));
+      assertThat(a.isGranted()).isTrue();
+      if (queued) {
+        assertThat(get(locks.tryAcquire(request(name, "b"))).isGranted()).isFalse();
+      }
+      long raised = a.fencingToken() + 1_000_000;
+      assertThat(get(fences.raiseLockFence(name, raised))).isEqualTo(raised);
+
+      HandOverResult handedOver =
+          get(
+              locks.releaseAndHandOver(
+                  grant(name, "a", a), LockMode.EXCLUSIVE, request(name, "b")));
+      assertThat(handedOver.released()).isEqualTo(ReleaseResult.released(0));
+      if (queued) {
+        assertThat(handedOver.next()).as("B's listing is older than the raise").isNull();
+      }
+      AcquireResult b =
+          queued
+              ? get(locks.tryAcquire(request(name, "b")))
+              : Objects.requireNonNull(handedOver.next(), "B's attempt was not made");
+      assertThat(b.isGranted()).isTrue();
+      assertThat(b.fencingToken()).isGreaterThan(raised);
+      assertThat(get(locks.release(grant(name, "b", b), LockMode.EXCLUSIVE)).wasHeld()).isTrue();
+    }
+  }
+
+  /**
    * Eight threads of one client on one lock, counted by the server ({@code srvr}'s received
    * packets). With plain releases a contended cycle costs six requests (the waiter's create,
    * listing and watch; its listing and claim once woken; its delete): 6.1 measured. With hand-overs
-   * the head's claim goes with its predecessor's delete, followed by one listing: five (5.1).
+   * the head's claim goes with its predecessor's delete: four (4.1; 5.1 when a listing followed the
+   * multi-op).
    */
   @Test
   void contendedCyclesTakeFewerRequests() throws Exception {
@@ -213,7 +255,7 @@ class ZooKeeperHandOverTest {
       // srvr is no request; the sessions' pings are counted (a few, next to 1,000 requests).
       double perCycle = (received() - before) / (double) (THREADS * CYCLES_PER_THREAD);
       System.out.printf("%.2f requests per contended cycle%n", perCycle);
-      assertThat(perCycle).as("requests per cycle").isLessThanOrEqualTo(5.6);
+      assertThat(perCycle).as("requests per cycle").isLessThanOrEqualTo(4.6);
     }
   }
 
