@@ -295,6 +295,25 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   /**
+   * A lock directory listed after a node of this client was made or claimed in it.
+   *
+   * @param nodes the nodes in queue order
+   * @param seen the directory as the listing saw it
+   * @param mine that node, or null if it is gone
+   */
+  private record Listed(List<LockNode> nodes, Seen seen, @Nullable LockNode mine) {}
+
+  private CompletableFuture<Listed> listWith(String dir, String path) {
+    return calls
+        .list(dir)
+        .thenApply(
+            listing -> {
+              List<LockNode> nodes = LockNode.sorted(listing.children());
+              return new Listed(nodes, seen(dir, listing), named(nodes, path));
+            });
+  }
+
+  /**
    * Keeps what a listing of a lock directory shows ({@link #noteFence}).
    *
    * @return the directory as the listing saw it
@@ -736,15 +755,13 @@ final class ZooKeeperLockStore implements LockStore {
     String path = node.path();
     String nodeName = path.substring(path.lastIndexOf('/') + 1);
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
-    return calls
-        .list(dir)
+    return listWith(dir, path)
         .thenCompose(
-            listing -> {
-              List<LockNode> nodes = LockNode.sorted(listing.children());
-              Seen seen = seen(dir, listing);
+            listed -> {
+              List<LockNode> nodes = listed.nodes();
+              Seen seen = listed.seen();
               LockFence fence = seen.fence();
-              LockNode mine =
-                  nodes.stream().filter(n -> n.name().equals(nodeName)).findFirst().orElse(null);
+              LockNode mine = listed.mine();
               if (mine == null) {
                 // Deleted at once (force release, or the session ended): start over.
                 if (place != null) {
@@ -1230,7 +1247,8 @@ final class ZooKeeperLockStore implements LockStore {
         .thenCompose(
             answer -> {
               if (!answer.ok()) {
-                // Nothing was applied: the holder's node or next's place changed meanwhile.
+                // Nothing was applied: the holder's node, next's place or the directory (a fence
+                // raise) changed meanwhile.
                 notHandedOver(place, false);
                 return releaseAlone(grant, mode);
               }
@@ -1268,14 +1286,13 @@ final class ZooKeeperLockStore implements LockStore {
   private CompletableFuture<@Nullable AcquireResult> placeHandedOver(
       LockRequest next, QueuePlace place, Held node) {
     String dir = place.dir;
-    return calls
-        .list(dir)
+    return listWith(dir, node.path())
         .thenCompose(
-            listing -> {
-              List<LockNode> nodes = LockNode.sorted(listing.children());
-              Seen seen = seen(dir, listing);
+            listed -> {
+              List<LockNode> nodes = listed.nodes();
+              Seen seen = listed.seen();
               LockFence fence = seen.fence();
-              LockNode mine = named(nodes, node.path());
+              LockNode mine = listed.mine();
               if (mine == null) {
                 // Deleted at once (force release, or the session ended): the owner starts over.
                 leave(place.key, place);
