@@ -1289,25 +1289,22 @@ final class ZooKeeperLockStore implements LockStore {
     return listWith(dir, node.path())
         .thenCompose(
             listed -> {
-              List<LockNode> nodes = listed.nodes();
-              Seen seen = listed.seen();
-              LockFence fence = seen.fence();
               LockNode mine = listed.mine();
               if (mine == null) {
                 // Deleted at once (force release, or the session ended): the owner starts over.
                 leave(place.key, place);
                 return CompletableFuture.<@Nullable AcquireResult>completedFuture(null);
               }
-              return position(dir, nodes, mine, place.exclusive)
+              return position(dir, listed.nodes(), mine, place.exclusive)
                   .thenCompose(
                       position -> {
-                        noteBusy(dir, !position.holding() || nodes.size() > 1);
+                        noteBusy(dir, !position.holding() || listed.nodes().size() > 1);
                         LockNodeData data =
                             position.holding()
-                                ? node.data().under(fence)
+                                ? node.data().under(listed.seen().fence())
                                 : node.data().withWaiting(true);
                         if (data.equals(node.data())) {
-                          return settleHandedOver(next, place, node, position, seen);
+                          return settleHandedOver(next, place, node, position, listed.seen());
                         }
                         return calls
                             .write(node.path(), data.encode(), node.version())
@@ -1328,7 +1325,7 @@ final class ZooKeeperLockStore implements LockStore {
                                           data,
                                           node.session()),
                                       position,
-                                      seen);
+                                      listed.seen());
                                 });
                       });
             })
