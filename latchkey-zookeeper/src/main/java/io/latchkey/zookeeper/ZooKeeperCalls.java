@@ -5,6 +5,9 @@ import java.util.concurrent.Executor;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.api.transaction.TransactionOp;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +25,12 @@ final class ZooKeeperCalls {
   @FunctionalInterface
   interface Call {
     void send(BackgroundCallback callback, Executor executor) throws Exception;
+  }
+
+  /** Makes the operations of a multi-op. */
+  @FunctionalInterface
+  interface Operations {
+    java.util.List<CuratorOp> make(TransactionOp op) throws Exception;
   }
 
   private final CuratorFramework client;
@@ -119,21 +128,40 @@ final class ZooKeeperCalls {
   }
 
   /**
+   * A node's children and its data version, read together.
+   *
+   * @param children the children's names
+   * @param version the node's data version, or -1 if it does not exist
+   */
+  record Listing(java.util.List<String> children, int version) {}
+
+  /**
    * @param path a node
    * @return its children's names, empty if it does not exist
    */
   CompletableFuture<java.util.List<String>> children(String path) {
+    return list(path).thenApply(Listing::children);
+  }
+
+  /**
+   * @param path a node
+   * @return its children's names and its data version, from one read
+   */
+  CompletableFuture<Listing> list(String path) {
     return send((callback, on) -> client.getChildren().inBackground(callback, on).forPath(path))
         .thenApply(
             event -> {
               KeeperException.Code code = code(event);
               if (code == KeeperException.Code.NONODE) {
-                return java.util.List.of();
+                return new Listing(java.util.List.of(), -1);
               }
               if (code != KeeperException.Code.OK) {
                 throw new java.util.concurrent.CompletionException(failure(event));
               }
-              return java.util.List.copyOf(event.getChildren());
+              Stat stat = event.getStat();
+              return new Listing(
+                  java.util.List.copyOf(event.getChildren()),
+                  stat == null ? -1 : stat.getVersion());
             });
   }
 
@@ -191,36 +219,17 @@ final class ZooKeeperCalls {
   }
 
   /**
-   * Sets a watch on a node that fires only when the node goes (or the connection changes): a change
-   * of its data sets the watch again instead, which costs one request where a woken waiter's new
-   * attempt would cost three. For a waiter whose turn does not depend on the watched node's data.
+   * Sets a watch on a node that has no children (an ephemeral node cannot have any) that fires only
+   * when the node goes (or the connection changes): a watch on its children, which ZooKeeper fires
+   * when the node is deleted and never for a change of its data. A watch on the node itself would
+   * fire at every change of its data too (its owner's claim, a re-entry), and cost a request to set
+   * again. For a waiter whose turn does not depend on the watched node's data.
    *
    * @param path the node to watch
    * @return the watch, once set
    */
   CompletableFuture<Watch> watchUntilGone(String path) {
-    Watch watch = new Watch(new CompletableFuture<>(), new CompletableFuture<>());
-    return armUntilGone(path, watch).thenApply(armed -> watch);
-  }
-
-  // The re-armed watch routes its own outcome into the watch's futures.
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private CompletableFuture<Void> armUntilGone(String path, Watch watch) {
-    org.apache.zookeeper.Watcher watcher =
-        event -> {
-          if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDataChanged) {
-            armUntilGone(path, watch)
-                .exceptionally(
-                    failure -> {
-                      // Not set again: the waiter tries again at once, as after a blip.
-                      watch.fired().complete(null);
-                      return null;
-                    });
-          } else {
-            watch.heard(event);
-          }
-        };
-    return watchNode(path, watch, watcher);
+    return watchChildren(path);
   }
 
   /** Sets a watcher on a node for a watch; a node gone already completes the watch at once. */
@@ -323,6 +332,43 @@ final class ZooKeeperCalls {
                 throw new java.util.concurrent.CompletionException(failure(event));
               }
               return event.getStat();
+            });
+  }
+
+  /**
+   * What a multi-op answered: the results of its operations, in order, if it was applied; else the
+   * code of the operation that was refused, and nothing was applied.
+   *
+   * @param code OK, BADVERSION, NONODE or NODEEXISTS
+   * @param results each operation's result (paths without the namespace), empty unless OK
+   */
+  record Transaction(KeeperException.Code code, java.util.List<CuratorTransactionResult> results) {
+    boolean ok() {
+      return code == KeeperException.Code.OK;
+    }
+  }
+
+  /**
+   * Applies operations in one multi-op, all or none, as one write (one zxid).
+   *
+   * @param ops makes the operations from Curator's builder
+   * @return the answer: OK, or the refused operation's BADVERSION, NONODE or NODEEXISTS; other
+   *     codes fail the stage
+   */
+  CompletableFuture<Transaction> transaction(Operations ops) {
+    return send((callback, on) ->
+            client
+                .transaction()
+                .inBackground(callback, on)
+                .forOperations(ops.make(client.transactionOp())))
+        .thenApply(
+            event -> {
+              KeeperException.Code code = code(event);
+              return switch (code) {
+                case OK -> new Transaction(code, java.util.List.copyOf(event.getOpResults()));
+                case BADVERSION, NONODE, NODEEXISTS -> new Transaction(code, java.util.List.of());
+                default -> throw new java.util.concurrent.CompletionException(failure(event));
+              };
             });
   }
 

@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.TransactionOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -120,18 +119,17 @@ final class ZooKeeperFenceStore implements FenceStore {
   private CompletableFuture<KeeperException.Code> replace(
       String dir, Stat dirStat, LockFence old, LockFence next) {
     return calls
-        .send(
-            (callback, on) -> {
-              TransactionOp op = calls.client().transactionOp();
+        .transaction(
+            op -> {
               List<CuratorOp> ops = new ArrayList<>(3);
               ops.add(op.setData().withVersion(dirStat.getVersion()).forPath(dir, new byte[0]));
               if (!old.equals(LockFence.NONE)) {
                 ops.add(op.delete().forPath(dir + "/" + old.name()));
               }
               ops.add(op.create().withMode(CreateMode.PERSISTENT).forPath(dir + "/" + next.name()));
-              calls.client().transaction().inBackground(callback, on).forOperations(ops);
+              return ops;
             })
-        .thenApply(ZooKeeperFenceStore::changeCode);
+        .thenApply(ZooKeeperCalls.Transaction::code);
   }
 
   @Override

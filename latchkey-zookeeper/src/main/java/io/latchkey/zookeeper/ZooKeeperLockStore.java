@@ -3,12 +3,14 @@ package io.latchkey.zookeeper;
 import io.latchkey.LockMode;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HandOverResult;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.LockStore;
 import io.latchkey.spi.ReleaseResult;
 import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -19,7 +21,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -171,6 +175,23 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   /**
+   * A lock directory as a listing saw it: its fence record, and its data version, which only a
+   * raise of the fence record changes (it writes the directory in the same multi-op).
+   *
+   * @param fence the fence record, or {@link LockFence#NONE}
+   * @param version the directory's data version, or -1 if it did not exist
+   */
+  private record Seen(LockFence fence, int version) {}
+
+  /**
+   * What a queue place waits for, as the listing that placed it saw it.
+   *
+   * @param node the node just ahead of it (a writer), or the nearest writer ahead (a reader)
+   * @param seen the directory in that listing
+   */
+  private record Behind(String node, Seen seen) {}
+
+  /**
    * Whether a node holds the lock and, if not, what it waits for: a node ahead of it in the
    * directory, or (Curator's semaphore mutex) the leases of Curator's holders.
    *
@@ -271,6 +292,34 @@ final class ZooKeeperLockStore implements LockStore {
     }
     fences.put(dir, fence);
     return fence;
+  }
+
+  /**
+   * A lock directory listed after a node of this client was made or claimed in it.
+   *
+   * @param nodes the nodes in queue order
+   * @param seen the directory as the listing saw it
+   * @param mine that node, or null if it is gone
+   */
+  private record Listed(List<LockNode> nodes, Seen seen, @Nullable LockNode mine) {}
+
+  private CompletableFuture<Listed> listWith(String dir, String path) {
+    return calls
+        .list(dir)
+        .thenApply(
+            listing -> {
+              List<LockNode> nodes = LockNode.sorted(listing.children());
+              return new Listed(nodes, seen(dir, listing), named(nodes, path));
+            });
+  }
+
+  /**
+   * Keeps what a listing of a lock directory shows ({@link #noteFence}).
+   *
+   * @return the directory as the listing saw it
+   */
+  private Seen seen(String dir, ZooKeeperCalls.Listing listing) {
+    return new Seen(noteFence(dir, listing.children()), listing.version());
   }
 
   private static Held held(String path, Stat stat, LockNodeData data) {
@@ -398,11 +447,11 @@ final class ZooKeeperLockStore implements LockStore {
     String dir = layout.dir(request.name());
     String digest = ZooKeeperPaths.ownerDigest(request.owner());
     return calls
-        .children(dir)
+        .list(dir)
         .thenCompose(
-            children -> {
-              List<LockNode> nodes = LockNode.sorted(children);
-              LockFence fence = noteFence(dir, children);
+            listing -> {
+              List<LockNode> nodes = LockNode.sorted(listing.children());
+              Seen seen = seen(dir, listing);
               QueuePlace place = queued.get(key(request.name(), request.owner()));
               String placePath = place == null ? null : place.path();
               LockNode mine = placePath == null ? null : named(nodes, placePath);
@@ -412,18 +461,13 @@ final class ZooKeeperLockStore implements LockStore {
               if (mine == null) {
                 return fresh(request, dir, digest, nodes, round);
               }
-              return existing(request, dir, nodes, fence, mine, round);
+              return existing(request, dir, nodes, seen, mine, round);
             });
   }
 
   /** The owner has a node: its queue place, or its grant. */
   private CompletableFuture<AcquireResult> existing(
-      LockRequest request,
-      String dir,
-      List<LockNode> nodes,
-      LockFence fence,
-      LockNode mine,
-      int round) {
+      LockRequest request, String dir, List<LockNode> nodes, Seen seen, LockNode mine, int round) {
     String key = key(request.name(), request.owner());
     String path = dir + "/" + mine.name();
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
@@ -470,7 +514,7 @@ final class ZooKeeperLockStore implements LockStore {
                   position -> {
                     noteBusy(dir, !position.holding() || nodes.size() > 1);
                     if (!position.holding()) {
-                      return waitBehind(position, ours, request);
+                      return waitBehind(position, ours, request, seen);
                     }
                     if (data.waiting() || ours != null) {
                       // A place (even one whose "waiting" mark was not written) is never a
@@ -478,7 +522,7 @@ final class ZooKeeperLockStore implements LockStore {
                       return claim(
                           request,
                           path,
-                          data.under(fence),
+                          data.under(seen.fence()),
                           read.czxid(),
                           version,
                           read.session(),
@@ -588,18 +632,7 @@ final class ZooKeeperLockStore implements LockStore {
       LockRequest request, String dir, String digest, boolean waiting, int round) {
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
     String creation = creationId();
-    LockNodeData data =
-        new LockNodeData(
-            request.owner(),
-            self.clientId(),
-            self.host(),
-            self.pid(),
-            exclusive ? 1 : 0,
-            exclusive ? 0 : 1,
-            sessionTimeoutMillis.getAsLong(),
-            waiting,
-            creation,
-            fences.getOrDefault(dir, LockFence.NONE).offset());
+    LockNodeData data = newNodeData(request, dir, waiting, creation);
     QueuePlace place = null;
     if (request.queueKeepAliveMillis() > 0) {
       // Entered before the create, so that a create whose answer is lost is settled
@@ -635,6 +668,26 @@ final class ZooKeeperLockStore implements LockStore {
             strand(placeOf(request, dir, digest, creation));
           }
         });
+  }
+
+  /**
+   * The data of an owner's new node: the holds it asks for, and the offset of the fence record this
+   * client last saw in the directory.
+   */
+  private LockNodeData newNodeData(
+      LockRequest request, String dir, boolean waiting, String creation) {
+    boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
+    return new LockNodeData(
+        request.owner(),
+        self.clientId(),
+        self.host(),
+        self.pid(),
+        exclusive ? 1 : 0,
+        exclusive ? 0 : 1,
+        sessionTimeoutMillis.getAsLong(),
+        waiting,
+        creation,
+        fences.getOrDefault(dir, LockFence.NONE).offset());
   }
 
   /** The place of the owner's node that is created with this creation id, in this session. */
@@ -702,14 +755,13 @@ final class ZooKeeperLockStore implements LockStore {
     String path = node.path();
     String nodeName = path.substring(path.lastIndexOf('/') + 1);
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
-    return calls
-        .children(dir)
+    return listWith(dir, path)
         .thenCompose(
-            children -> {
-              List<LockNode> nodes = LockNode.sorted(children);
-              LockFence fence = noteFence(dir, children);
-              LockNode mine =
-                  nodes.stream().filter(n -> n.name().equals(nodeName)).findFirst().orElse(null);
+            listed -> {
+              List<LockNode> nodes = listed.nodes();
+              Seen seen = listed.seen();
+              LockFence fence = seen.fence();
+              LockNode mine = listed.mine();
               if (mine == null) {
                 // Deleted at once (force release, or the session ended): start over.
                 if (place != null) {
@@ -761,7 +813,7 @@ final class ZooKeeperLockStore implements LockStore {
                           if (place != null) {
                             place.know(held(path, node, data));
                           }
-                          return waitBehind(position, place, request);
+                          return waitBehind(position, place, request, seen);
                         }
                         LockNodeData marked = data.withWaiting(true);
                         return calls
@@ -777,7 +829,7 @@ final class ZooKeeperLockStore implements LockStore {
                                             marked,
                                             node.session()));
                                   }
-                                  return waitBehind(position, place, request);
+                                  return waitBehind(position, place, request, seen);
                                 });
                       });
             });
@@ -790,9 +842,11 @@ final class ZooKeeperLockStore implements LockStore {
   // The hand-off timer hangs off the watch; the watch itself is what the answer carries.
   @SuppressWarnings("FutureReturnValueIgnored")
   private CompletableFuture<AcquireResult> waitBehind(
-      Position position, @Nullable QueuePlace place, LockRequest request) {
+      Position position, @Nullable QueuePlace place, LockRequest request, Seen seen) {
     if (place != null) {
       place.attempted(request);
+      String watched = position.watched();
+      place.waitsBehind(position.children() || watched == null ? null : new Behind(watched, seen));
       schedule(place);
     }
     String watched = position.watched();
@@ -926,15 +980,7 @@ final class ZooKeeperLockStore implements LockStore {
     // so that a node its owner came back to (a re-entry) stays.
     CompletableFuture<KeeperException.Code> change =
         last
-            ? stranded.onConnectionLoss(
-                calls.delete(path, version),
-                path,
-                version,
-                code -> {
-                  if (code != KeeperException.Code.BADVERSION) {
-                    forget(grant, path);
-                  }
-                })
+            ? strandOnLoss(calls.delete(path, version), grant, path, version)
             : calls
                 .write(path, less.encode(), version)
                 .whenComplete(
@@ -962,6 +1008,24 @@ final class ZooKeeperLockStore implements LockStore {
               code == KeeperException.Code.NONODE
                   ? ReleaseResult.NOT_HELD
                   : ReleaseResult.released(less.holds(exclusive)));
+        });
+  }
+
+  /**
+   * A call that deletes a grant's node with its last hold: if it fails on the connection, the node
+   * is deleted once the connection is back, at the version the call meant to delete (see {@link
+   * StrandedNodes}).
+   */
+  private <T> CompletableFuture<T> strandOnLoss(
+      CompletableFuture<T> call, GrantRef grant, String path, int version) {
+    return stranded.onConnectionLoss(
+        call,
+        path,
+        version,
+        code -> {
+          if (code != KeeperException.Code.BADVERSION) {
+            forget(grant, path);
+          }
         });
   }
 
@@ -1017,6 +1081,271 @@ final class ZooKeeperLockStore implements LockStore {
                   read.stat().getEphemeralOwner(),
                   round);
             });
+  }
+
+  /**
+   * Default layout only. In Curator's layouts the front of the queue may also wait for Curator's
+   * leases (the semaphore mutex), which a multi-op cannot check, and the directory is shared with
+   * Curator's recipes, whose clients these layouts serve while a fleet moves; they release as
+   * {@link #release} does.
+   */
+  @Override
+  public boolean handsOver() {
+    return layout == LockLayout.LATCHKEY;
+  }
+
+  /**
+   * The release of a grant's last hold and, in the same multi-op (one write), {@code next}'s node
+   * made a grant: the holder's node is deleted at the version this client kept, and next's node is
+   * claimed or created.
+   *
+   * <ul>
+   *   <li>A queue place of this client is claimed (its waiting mark cleared, at its version) only
+   *       if it waits for the releasing node, which holds the exclusive side and is therefore
+   *       first: deleting it puts the place at the front. The multi-op also checks that the
+   *       directory's version is still the one the place's listing saw (a raise of the fence record
+   *       changes it), so that the offset of the fence record in that listing is the lock's: the
+   *       place is the grant with no further call.
+   *   <li>For an owner with no node, the node is created holding, at the end of the queue. One
+   *       listing after the multi-op tells where it stands and shows the fence record: at the
+   *       front, the node is next's grant (its offset raised to the record's first, if this
+   *       client's hint was below it); behind another node (a waiter of another client that came
+   *       first), it is marked waiting and watches the node ahead, as after the owner's own
+   *       attempt, and the answer to next is that attempt's refusal. The node ahead was woken by
+   *       the delete, as by a plain release.
+   * </ul>
+   *
+   * <p>Anything else (a holder with more holds, an owner token, a place that waits for another node
+   * or whose last write is not known) is a plain {@link #release}, and next is not attempted. A
+   * multi-op refused (the holder's node, next's place or the directory changed meanwhile) applied
+   * nothing: a plain release follows. One whose answer was lost may have been applied: the holder's
+   * delete is sent again when the connection is back ({@link StrandedNodes}), and next's node stays
+   * a queue place in {@link #queued} (a created one with its creation id, found by the owner's next
+   * attempt as a create whose answer was lost is), which the owner's next attempt takes if it is at
+   * the front, or which its keep-alive deletes if the owner does not come.
+   */
+  @Override
+  public CompletableFuture<HandOverResult> releaseAndHandOver(
+      GrantRef grant, LockMode mode, LockRequest next) {
+    boolean exclusive = mode == LockMode.EXCLUSIVE;
+    Held held = heldGrant(grant);
+    String key = key(next.name(), next.owner());
+    if (!handsOver()
+        || held == null
+        || held.data().holds(exclusive) != 1
+        || held.data().holds(!exclusive) != 0
+        || !next.name().equals(grant.name())
+        || !ownedHereAlone(next.owner())
+        || next.queueKeepAliveMillis() <= 0
+        || grants.containsKey(key)) {
+      return releaseAlone(grant, mode);
+    }
+    QueuePlace place = queued.get(key);
+    if (place == null) {
+      return handOverToNewNode(grant, mode, held, next);
+    }
+    Held known = place.known();
+    Behind behind = place.behind();
+    if (known == null
+        || behind == null
+        || behind.seen().version() < 0
+        || held.data().exclusive() == 0
+        || !held.path().equals(behind.node())
+        || !known.path().equals(place.path())
+        || place.exclusive != (next.mode() == LockMode.EXCLUSIVE)
+        || !place.begin(Step.CLAIMING)) {
+      return releaseAlone(grant, mode);
+    }
+    // The fence record the place's listing saw is still the lock's if the directory's version
+    // is: the place is claimed with it, and is the grant without a listing.
+    LockNodeData claimed = known.data().under(behind.seen().fence()).withWaiting(false);
+    return handOver(
+        grant,
+        mode,
+        held,
+        op ->
+            List.of(
+                op.check().withVersion(behind.seen().version()).forPath(place.dir),
+                op.delete().withVersion(held.version()).forPath(held.path()),
+                op.setData().withVersion(known.version()).forPath(known.path(), claimed.encode())),
+        place,
+        results ->
+            settleHandedOver(
+                next,
+                place,
+                held(known.path(), results.get(2).getResultStat(), claimed),
+                Position.HOLDING,
+                behind.seen()));
+  }
+
+  private CompletableFuture<HandOverResult> releaseAlone(GrantRef grant, LockMode mode) {
+    return release(grant, mode).thenApply(released -> new HandOverResult(released, null));
+  }
+
+  /**
+   * A hand-over to an owner of whom this client keeps no node: its node is created in the release's
+   * multi-op, entered in {@link #queued} first as a waiting owner's is. A create's answer carries
+   * no stat, so the multi-op first writes the releasing node (with its hold taken off) before it
+   * deletes it: that write's stat shows the multi-op's zxid, which is the new node's creation zxid.
+   * Only a node that watches the releasing node hears of the write (as a change, before the
+   * delete), and such a waiter is ahead of the new node anyway.
+   */
+  private CompletableFuture<HandOverResult> handOverToNewNode(
+      GrantRef grant, LockMode mode, Held held, LockRequest next) {
+    String dir = layout.dir(next.name());
+    String digest = ZooKeeperPaths.ownerDigest(next.owner());
+    String creation = creationId();
+    LockNodeData data = newNodeData(next, dir, false, creation);
+    LockNodeData less = held.data().plus(mode == LockMode.EXCLUSIVE, -1);
+    QueuePlace place = placeOf(next, dir, digest, creation);
+    enqueue(place, next);
+    place.begin(Step.CLAIMING);
+    return handOver(
+        grant,
+        mode,
+        held,
+        op ->
+            List.of(
+                op.setData().withVersion(held.version()).forPath(held.path(), less.encode()),
+                op.delete().withVersion(held.version() + 1).forPath(held.path()),
+                op.create()
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath(
+                        dir + "/" + layout.nodePrefix(digest, place.exclusive), data.encode())),
+        place,
+        results -> {
+          String path = Objects.requireNonNull(results.get(2).getResultPath(), "created path");
+          place.located(path);
+          long zxid = results.get(0).getResultStat().getMzxid();
+          return placeHandedOver(
+              next, place, new Held(path, data.token(zxid), 0, data, place.session));
+        });
+  }
+
+  /**
+   * Sends a hand-over's multi-op, which deletes the releasing node and makes {@code place}'s node a
+   * grant.
+   *
+   * @param place next's queue place, being claimed
+   * @param attempt next's answer, from the results of the applied multi-op
+   */
+  private CompletableFuture<HandOverResult> handOver(
+      GrantRef grant,
+      LockMode mode,
+      Held held,
+      ZooKeeperCalls.Operations ops,
+      QueuePlace place,
+      Function<List<CuratorTransactionResult>, CompletableFuture<@Nullable AcquireResult>>
+          attempt) {
+    return strandOnLoss(calls.transaction(ops), grant, held.path(), held.version())
+        .whenComplete(
+            (answer, failure) -> {
+              if (failure != null) {
+                notHandedOver(place, ConnectionGate.isConnectionLoss(failure));
+              }
+            })
+        .thenCompose(
+            answer -> {
+              if (!answer.ok()) {
+                // Nothing was applied: the holder's node, next's place or the directory (a fence
+                // raise) changed meanwhile.
+                notHandedOver(place, false);
+                return releaseAlone(grant, mode);
+              }
+              forget(grant, held.path());
+              return attempt
+                  .apply(answer.results())
+                  .thenApply(granted -> new HandOverResult(ReleaseResult.released(0), granted));
+            });
+  }
+
+  /**
+   * A hand-over did not make next's node a grant: a place that may exist stays for the owner's next
+   * attempt (read afresh), one that was never created goes.
+   *
+   * @param maybeApplied whether the multi-op may have been applied (its answer was lost)
+   */
+  private void notHandedOver(QueuePlace place, boolean maybeApplied) {
+    if (place.path() == null && !maybeApplied) {
+      leave(place.key, place);
+      return;
+    }
+    place.know(null);
+    place.endClaim();
+    schedule(place);
+  }
+
+  /**
+   * Where the node a hand-over made a grant stands: at the front, it is next's grant (its offset
+   * raised to the lock's fence record first, if below it); behind another node, it is marked
+   * waiting and waits as a queue place.
+   *
+   * @return the answer to next's attempt, or null if none can be given (the node is gone, or a call
+   *     failed: the owner's next attempt finds out)
+   */
+  private CompletableFuture<@Nullable AcquireResult> placeHandedOver(
+      LockRequest next, QueuePlace place, Held node) {
+    String dir = place.dir;
+    return listWith(dir, node.path())
+        .thenCompose(
+            listed -> {
+              LockNode mine = listed.mine();
+              if (mine == null) {
+                // Deleted at once (force release, or the session ended): the owner starts over.
+                leave(place.key, place);
+                return CompletableFuture.<@Nullable AcquireResult>completedFuture(null);
+              }
+              return position(dir, listed.nodes(), mine, place.exclusive)
+                  .thenCompose(
+                      position -> {
+                        noteBusy(dir, !position.holding() || listed.nodes().size() > 1);
+                        LockNodeData data =
+                            position.holding()
+                                ? node.data().under(listed.seen().fence())
+                                : node.data().withWaiting(true);
+                        if (data.equals(node.data())) {
+                          return settleHandedOver(next, place, node, position, listed.seen());
+                        }
+                        return calls
+                            .write(node.path(), data.encode(), node.version())
+                            .thenCompose(
+                                code -> {
+                                  if (code != KeeperException.Code.OK) {
+                                    notHandedOver(place, true);
+                                    return CompletableFuture
+                                        .<@Nullable AcquireResult>completedFuture(null);
+                                  }
+                                  return settleHandedOver(
+                                      next,
+                                      place,
+                                      new Held(
+                                          node.path(),
+                                          data.token(node.czxid()),
+                                          node.version() + 1,
+                                          data,
+                                          node.session()),
+                                      position,
+                                      listed.seen());
+                                });
+                      });
+            })
+        .exceptionally(
+            failure -> {
+              notHandedOver(place, true);
+              return null;
+            });
+  }
+
+  private CompletableFuture<@Nullable AcquireResult> settleHandedOver(
+      LockRequest next, QueuePlace place, Held node, Position position, Seen seen) {
+    if (position.holding()) {
+      leave(place.key, place);
+      grants.put(place.key, node);
+      return granted(node.token(), 1).thenApply(answer -> answer);
+    }
+    place.know(node);
+    place.endClaim();
+    return waitBehind(position, place, next, seen).thenApply(answer -> answer);
   }
 
   @Override
@@ -1306,6 +1635,7 @@ final class ZooKeeperLockStore implements LockStore {
     private boolean woken;
     private @Nullable ScheduledFuture<?> timer;
     private @Nullable Held known;
+    private @Nullable Behind behind;
 
     QueuePlace(
         String key, String dir, String digest, String creation, boolean exclusive, long session) {
@@ -1333,6 +1663,15 @@ final class ZooKeeperLockStore implements LockStore {
 
     synchronized void know(@Nullable Held node) {
       known = node;
+    }
+
+    /** What this place waits for, as its last attempt saw it, or null if unknown. */
+    synchronized @Nullable Behind behind() {
+      return behind;
+    }
+
+    synchronized void waitsBehind(@Nullable Behind ahead) {
+      behind = ahead;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.latchkey.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.latchkey.BackendTimeoutException;
@@ -8,20 +9,32 @@ import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
+import io.latchkey.LockMode;
 import io.latchkey.LockTimeoutException;
 import io.latchkey.servers.FreezableTcpProxy;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.BackendContext;
+import io.latchkey.spi.GrantRef;
+import io.latchkey.spi.HolderRef;
+import io.latchkey.spi.LatchkeyBackend;
+import io.latchkey.spi.LockRequest;
+import io.latchkey.spi.LockStore;
+import io.latchkey.spi.ResourceType;
 import io.latchkey.testkit.LeaseTransitions;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
@@ -235,6 +248,93 @@ class ZooKeeperConnectionLossTest {
       next.release();
       await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
     }
+  }
+
+  /**
+   * A release that hands the lock to a queued waiter of its client ({@link
+   * LockStore#releaseAndHandOver}) is applied, its answer lost: the waiter's own next attempt, once
+   * the connection is back, takes its node (claimed by the lost multi-op) as one hold.
+   */
+  @Test
+  void aHandOverToAQueuedWaiterWhoseAnswerIsLostIsTakenByTheWaitersAttempt() throws Exception {
+    handOverWhoseAnswerIsLost(true, false);
+  }
+
+  /** The same for a waiter that had no node: the node the lost multi-op created is its own. */
+  @Test
+  void aNodeCreatedByAHandOverWhoseAnswerIsLostIsTakenByTheWaitersAttempt() throws Exception {
+    handOverWhoseAnswerIsLost(false, false);
+  }
+
+  /** A waiter that gives up instead: the node the lost multi-op created for it is deleted. */
+  @Test
+  void aNodeCreatedByAHandOverWhoseAnswerIsLostGoesWhenTheWaiterGivesUp() throws Exception {
+    handOverWhoseAnswerIsLost(false, true);
+  }
+
+  private void handOverWhoseAnswerIsLost(boolean queued, boolean givesUp) throws Exception {
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      CuratorFramework curator =
+          curator(
+              new CopyOnWriteArrayList<>(), proxy, losing::open, RECONNECTING_OPERATION_TIMEOUT);
+      try (LatchkeyBackend backend =
+          ZooKeeperBackend.builder(curator)
+              .namespace(NAMESPACE)
+              .build()
+              .open(
+                  new BackendContext(
+                      "lossy", RECONNECTING_OPERATION_TIMEOUT, Duration.ofSeconds(30)))) {
+        LockStore locks = backend.locks();
+        LockRequest a = handOverRequest("lossy:a");
+        LockRequest b = handOverRequest("lossy:b");
+        AcquireResult held = get(locks.tryAcquire(a));
+        assertThat(held.isGranted()).isTrue();
+        if (queued) {
+          assertThat(get(locks.tryAcquire(b)).isGranted()).isFalse();
+        }
+
+        losing.multis.set(true);
+        GrantRef grant =
+            new GrantRef(new HolderRef(ResourceType.LOCK, NAME, a.owner()), held.fencingToken());
+        assertThatThrownBy(() -> get(locks.releaseAndHandOver(grant, LockMode.EXCLUSIVE, b)))
+            .hasRootCauseInstanceOf(KeeperException.ConnectionLossException.class);
+        assertThat(losing.lost.get()).isEqualTo(1);
+        // Applied: A's node is gone, B's is the only one.
+        String node = children().get(0);
+        assertThat(children()).containsExactly(node);
+
+        if (givesUp) {
+          get(locks.leaveQueue(NAME, b.owner()));
+          await().atMost(Duration.ofSeconds(20)).until(() -> children().isEmpty());
+          return;
+        }
+        AtomicReference<AcquireResult> taken = new AtomicReference<>();
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () -> {
+                  AcquireResult attempt = get(locks.tryAcquire(b));
+                  taken.set(attempt);
+                  return attempt.isGranted();
+                });
+        long token = Objects.requireNonNull(taken.get()).fencingToken();
+        assertThat(token).isEqualTo(czxid(node));
+        assertThat(children()).containsExactly(node);
+        assertThat(holds(node)).as("holds on the node").isEqualTo(1);
+        GrantRef next = new GrantRef(new HolderRef(ResourceType.LOCK, NAME, b.owner()), token);
+        assertThat(get(locks.release(next, LockMode.EXCLUSIVE)).remainingHolds()).isZero();
+        await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+      }
+    }
+  }
+
+  private static LockRequest handOverRequest(String owner) {
+    return new LockRequest(NAME, owner, LockMode.EXCLUSIVE, 30_000, true, 30_000);
+  }
+
+  private static <T> T get(CompletionStage<T> stage) throws Exception {
+    return stage.toCompletableFuture().get(20, TimeUnit.SECONDS);
   }
 
   @Test
@@ -700,12 +800,14 @@ class ZooKeeperConnectionLossTest {
 
   /** The lock directory's children in queue order, read by a client of the test's own. */
   private List<String> children() throws Exception {
-    if (observer().checkExists().forPath(DIR) == null) {
+    try {
+      return LockNode.sorted(observer().getChildren().forPath(DIR)).stream()
+          .map(LockNode::name)
+          .toList();
+    } catch (KeeperException.NoNodeException gone) {
+      // The directory is a container, which the server removes (at any time) once it is empty.
       return List.of();
     }
-    return LockNode.sorted(observer().getChildren().forPath(DIR)).stream()
-        .map(LockNode::name)
-        .toList();
   }
 
   /** The permit nodes of the leased semaphore {@link #NAME}. */
