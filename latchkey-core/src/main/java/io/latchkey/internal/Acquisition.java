@@ -470,38 +470,47 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
   /**
    * The release that claimed this waiter was answered.
    *
-   * @param answer the answer to the attempt it carried, or null if none was made (or the release
-   *     failed)
+   * @param answer the answer to the attempt it carried (a grant, or a refusal that queued it), or
+   *     null if none was made (or the release failed)
    * @param sentAt when the release was sent, by the ticker
    */
   void handedOver(@Nullable AcquireResult answer, long sentAt) {
-    if (answer != null && answer.isGranted()) {
-      Attempt<T> outcome;
-      try {
-        outcome = strategy.handedOver(answer, sentAt);
-      } catch (RuntimeException e) {
-        phase = ATTEMPTING;
-        fail(e);
-        return;
+    if (answer == null) {
+      if (PHASE.getAndSet(this, SLEEPING) == CLAIMED_WOKEN) {
+        tryOnce();
       }
-      T value = outcome.value();
-      if (value != null) {
-        phase = ATTEMPTING;
-        grant(value);
-        CompletableFuture<Void> sleep = sleepingOn;
-        if (sleep != null) {
-          sleep.complete(null); // ends the sleep's timer; the loop is over
-        }
-        return;
+      return;
+    }
+    Attempt<T> outcome;
+    try {
+      outcome = strategy.handedOver(answer, sentAt);
+    } catch (RuntimeException e) {
+      phase = ATTEMPTING;
+      fail(e);
+      return;
+    }
+    T value = outcome.value();
+    if (value != null) {
+      phase = ATTEMPTING;
+      grant(value);
+      CompletableFuture<Void> sleep = sleepingOn;
+      if (sleep != null) {
+        sleep.complete(null); // ends the sleep's timer; the loop is over
       }
-      // The grant was given back (it came too late to use): try again at once.
+      return;
+    }
+    if (outcome.retryAtOnce() || PHASE.getAndSet(this, ATTEMPTING) == CLAIMED_WOKEN) {
+      // The grant was given back (it came too late to use), or something woke the waiter while
+      // the release was on its way: try again at once.
       phase = SLEEPING;
       tryOnce();
       return;
     }
-    if (PHASE.getAndSet(this, SLEEPING) == CLAIMED_WOKEN) {
-      tryOnce();
-    }
+    // Refused: the attempt was made for this waiter (a waiter behind its own client's holder now
+    // has a place on the backend), so it waits as after a refused attempt of its own, on what that
+    // refusal says to wait for.
+    WaitChannels.Waiter joined = waiter;
+    onBusy(outcome, joined == null ? null : client.waitChannels().arm(joined));
   }
 
   /**

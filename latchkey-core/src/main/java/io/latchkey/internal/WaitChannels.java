@@ -179,16 +179,17 @@ final class WaitChannels {
   // Handler futures left unread on purpose: unsubscribing is best effort.
   @SuppressWarnings("FutureReturnValueIgnored")
   void exclusiveEnded(Hold hold) {
-    List<CompletableFuture<Void>> toWake = new ArrayList<>();
+    List<CompletableFuture<Void>> toWake;
     synchronized (this) {
       if (channels.isEmpty()) {
-        return;
+        return; // the uncontended case: nothing to allocate
       }
       Channel channel = channels.get(new Key(ResourceType.LOCK, hold.ref.name()));
       if (channel == null || channel.localHolder != hold) {
         return;
       }
       channel.localHolder = null;
+      toWake = new ArrayList<>();
       for (Waiter waiter : channel.waiters) {
         if (waiter.local && !waiter.signal.isDone()) {
           toWake.add(waiter.signal);

@@ -9,7 +9,9 @@ import org.jspecify.annotations.Nullable;
  *
  * @param released the release's answer, as {@link LockStore#release} gives it
  * @param next the answer to the next waiter's attempt, or null if it was not attempted (the lock
- *     did not become acquirable for it, or that waiter was not the head of the queue)
+ *     did not become acquirable for it, or another waiter heads the queue). An attempt that was
+ *     made may also be refused, as any attempt (e.g. a waiter that had no place in the queue was
+ *     given one behind another client's waiter): the engine then waits as after that refusal.
  */
 public record HandOverResult(ReleaseResult released, @Nullable AcquireResult next) {
   /** Checks the components. */

@@ -239,7 +239,9 @@ class ZooKeeperHandOverTest {
    * packets). With plain releases a contended cycle costs six requests (the waiter's create,
    * listing and watch; its listing and claim once woken; its delete): 6.1 measured. With hand-overs
    * the head's claim goes with its predecessor's delete: four (4.1; 5.1 when a listing followed the
-   * multi-op).
+   * multi-op). With threads that wait behind their own client's holder without asking, a cycle is
+   * the multi-op that deletes the holder's node and creates the next thread's, and one listing: two
+   * (2.2 measured; Curator's mutex sends five).
    */
   @Test
   void contendedCyclesTakeFewerRequests() throws Exception {
@@ -255,7 +257,7 @@ class ZooKeeperHandOverTest {
       // srvr is no request; the sessions' pings are counted (a few, next to 1,000 requests).
       double perCycle = (received() - before) / (double) (THREADS * CYCLES_PER_THREAD);
       System.out.printf("%.2f requests per contended cycle%n", perCycle);
-      assertThat(perCycle).as("requests per cycle").isLessThanOrEqualTo(4.6);
+      assertThat(perCycle).as("requests per cycle").isLessThanOrEqualTo(3.0);
     }
   }
 
