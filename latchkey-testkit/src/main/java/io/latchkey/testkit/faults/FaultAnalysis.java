@@ -20,12 +20,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li><b>Overlaps.</b> Sections are sorted by entry; every later section that entered before an
- *       earlier one ended (its {@code EXIT}, or its death) is an overlapping pair. It is explained
- *       if either holder was told of the loss in any way, even after the overlap (it then knows its
- *       work is suspect; the later one may hold a grant that reached it after its lease ran out),
- *       or, with an explicit lease, if the earlier lease had run out: its entry plus the lease time
- *       is before the later entry (the grant happened before the entry, so this errs towards
- *       "unexplained").
+ *       earlier one ended (its {@code EXIT}, or its death) is an overlapping pair unless both are
+ *       the same thread's of the same worker (two threads of one worker JVM count as two holders,
+ *       as they are two owners for latchkey). It is explained if either holder was told of the loss
+ *       in any way, even after the overlap (it then knows its work is suspect; the later one may
+ *       hold a grant that reached it after its lease ran out), or, with an explicit lease, if the
+ *       earlier lease had run out: its entry plus the lease time is before the later entry (the
+ *       grant happened before the entry, so this errs towards "unexplained").
  *   <li><b>Liveness.</b> A section occupies the lock from entry to its end, or until its worker was
  *       stopped or killed inside it, whichever comes first. Between the merged occupied intervals
  *       the lock was free; the part of such a gap during which some worker was in an acquire call
@@ -68,7 +69,7 @@ final class FaultAnalysis {
       Section earlier = sections.get(i);
       for (int j = i + 1; j < sections.size() && sections.get(j).enter < earlier.end; j++) {
         Section later = sections.get(j);
-        if (later.worker == earlier.worker) {
+        if (later.sameHolder(earlier)) {
           continue;
         }
         if (explains(earlier, later)) {
@@ -109,6 +110,15 @@ final class FaultAnalysis {
       }
     }
 
+    long passedWithinWorker = 0;
+    for (int i = 1; i < sections.size(); i++) {
+      Section before = sections.get(i - 1);
+      Section after = sections.get(i);
+      if (after.worker == before.worker && after.thread != before.thread) {
+        passedWithinWorker++;
+      }
+    }
+
     Map<Long, List<Section>> byToken = new LinkedHashMap<>();
     sections.forEach(s -> byToken.computeIfAbsent(s.token, t -> new ArrayList<>()).add(s));
     long repeated = 0;
@@ -135,6 +145,8 @@ final class FaultAnalysis {
         seed,
         durationMillis,
         sections.size(),
+        sections.stream().mapToInt(s -> s.thread + 1).max().orElse(1),
+        passedWithinWorker,
         byKind,
         hit,
         explained,

@@ -179,6 +179,52 @@ class FaultAnalysisTest {
   }
 
   @Test
+  void twoThreadsOfOneWorkerAreTwoHolders() {
+    threadSection(1, 0, 101, 0, 3000);
+    threadSection(1, 1, 102, 2100, 2150);
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 1);
+    assertThat(report.threadsPerWorker()).isEqualTo(2);
+    assertThat(report.unexplainedOverlaps()).isEqualTo(1);
+    assertThat(report.unexplained())
+        .singleElement()
+        .asString()
+        .contains("earlier worker 1#0 token 101")
+        .contains("overlapped by worker 1#1 token 102");
+  }
+
+  @Test
+  void aLossIsToldToTheThreadThatHeldTheGrant() {
+    threadSection(1, 0, 101, 0, 3000);
+    history.record(1, "#1 LOST " + ms(2900) + " 101");
+    threadSection(1, 1, 102, 2100, 2150);
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 1);
+    assertThat(report.toldOfLoss()).isZero();
+    assertThat(report.unexplainedOverlaps()).isEqualTo(1);
+  }
+
+  @Test
+  void aKillEndsEveryThreadOfTheWorkerAndGrantsPassedBetweenThreadsAreCounted() {
+    threadSection(1, 0, 101, 0, 20);
+    threadSection(1, 1, 102, 21, 40);
+    threadSection(2, 0, 103, 41, 60);
+    threadSection(1, 2, 104, 61, 80);
+    history.record(2, "#0 WAIT " + ms(81));
+    history.record(1, "#3 ENTER " + ms(90) + " 105 20");
+    assertThat(history.inSection(1)).isTrue();
+    history.killed(1, ms(200));
+    history.fault(new Fault(FaultKind.KILL_WORKER, 1, true, ms(195), ms(200)));
+    assertThat(history.inSection(1)).isFalse();
+    history.record(2, "#0 ENTER " + ms(2400) + " 106");
+    history.record(2, "#0 EXIT " + ms(2420) + " 106 true");
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 6, 6);
+    assertThat(report.threadsPerWorker()).isEqualTo(4);
+    // 101 to 102 and 104 to 105 stayed in worker 1; 102 to 103 and 103 to 104 did not.
+    assertThat(report.passedWithinWorker()).isEqualTo(2);
+    assertThat(report.longestFreeAfterDeathMillis()).isEqualTo(2200);
+    assertThat(report.unexplainedOverlaps()).isZero();
+  }
+
+  @Test
   void theStoreFencesWritesAndCountsSets() throws Exception {
     try (FencedStore store = FencedStore.start();
         Socket socket = new Socket(InetAddress.getLoopbackAddress(), store.port());
@@ -215,10 +261,26 @@ class FaultAnalysisTest {
 
   private void sectionEndingWith(
       int worker, long token, long enterMs, long exitMs, String valid, String release) {
-    history.record(worker, "WAIT " + ms(enterMs - 1));
-    history.record(worker, "ENTER " + ms(enterMs) + " " + token);
-    history.record(worker, "EXIT " + ms(exitMs) + " " + token + " " + valid);
-    history.record(worker, "RELEASED " + ms(exitMs + 1) + " " + token + " " + release);
+    linesOfSection(worker, "", token, enterMs, exitMs, valid, release);
+  }
+
+  /** A section as a worker's thread prints it, its lines starting with {@code #thread}. */
+  private void threadSection(int worker, int thread, long token, long enterMs, long exitMs) {
+    linesOfSection(worker, "#" + thread + " ", token, enterMs, exitMs, "true", "OK");
+  }
+
+  private void linesOfSection(
+      int worker,
+      String prefix,
+      long token,
+      long enterMs,
+      long exitMs,
+      String valid,
+      String release) {
+    history.record(worker, prefix + "WAIT " + ms(enterMs - 1));
+    history.record(worker, prefix + "ENTER " + ms(enterMs) + " " + token);
+    history.record(worker, prefix + "EXIT " + ms(exitMs) + " " + token + " " + valid);
+    history.record(worker, prefix + "RELEASED " + ms(exitMs + 1) + " " + token + " " + release);
   }
 
   private FaultReport analyse(FaultMode mode, long sets, long counter) {
