@@ -28,10 +28,11 @@ import java.util.concurrent.TimeUnit;
  *       earlier lease had run out: its entry plus the lease time is before the later entry (the
  *       grant happened before the entry, so this errs towards "unexplained").
  *   <li><b>Liveness.</b> A section occupies the lock from entry to its end, or until its worker was
- *       stopped or killed inside it, whichever comes first. Between the merged occupied intervals
- *       the lock was free; the part of such a gap during which some worker was in an acquire call
- *       is "free while waiting". A gap that follows a section cut short by a stop or kill, with no
- *       other fault overlapping it, is measured against lease + renew interval.
+ *       stopped (by either pause, as all its threads stop) or killed inside it, whichever comes
+ *       first. Between the merged occupied intervals the lock was free; the part of such a gap
+ *       during which some worker was in an acquire call is "free while waiting". A gap that follows
+ *       a section cut short by a stop or kill, with no other fault overlapping it, is measured
+ *       against lease + renew interval.
  *   <li><b>Stale writes.</b> The store's record is replayed: an accepted write must carry a token
  *       above every token accepted before it. A write accepted after a grant with a higher token
  *       had entered is counted as "superseded": fencing cannot stop it, as the newer holder had not
@@ -163,6 +164,7 @@ final class FaultAnalysis {
         counterSets - counter,
         liveness.overall(),
         liveness.afterDeath(),
+        liveness.afterDeathGap(),
         liveness.quiet(),
         liveness.waiterFaulted(),
         liveness.waiterFaultedGap(),
@@ -250,7 +252,12 @@ final class FaultAnalysis {
 
   /** The longest free-while-waiting gaps, in milliseconds, by what was going on. */
   private record Liveness(
-      long overall, long afterDeath, long quiet, long waiterFaulted, String waiterFaultedGap) {}
+      long overall,
+      long afterDeath,
+      String afterDeathGap,
+      long quiet,
+      long waiterFaulted,
+      String waiterFaultedGap) {}
 
   /**
    * Measures the gaps: overall; after a death with no other fault; with no fault at all; and with
@@ -259,13 +266,17 @@ final class FaultAnalysis {
    * fair-queue place kept for a stopped waiter).
    */
   private Liveness liveness(List<Section> sections, List<Wait> waits, List<Fault> faults) {
-    record Occupied(long start, long end, boolean cutShort, int worker) {}
+    record Occupied(long start, long end, boolean cutShort, int worker, int thread) {
+      String holder() {
+        return worker + "#" + thread;
+      }
+    }
     List<Occupied> occupied = new ArrayList<>();
     for (Section section : sections) {
       long end = section.end;
       boolean cutShort = section.endedBy == History.End.KILLED;
       for (Fault fault : faults) {
-        if (fault.kind() == FaultKind.PAUSE_HOLDER
+        if (stops(fault.kind())
             && fault.worker() == section.worker
             && fault.start() >= section.enter
             && fault.start() < end) {
@@ -273,11 +284,12 @@ final class FaultAnalysis {
           cutShort = true;
         }
       }
-      occupied.add(new Occupied(section.enter, end, cutShort, section.worker));
+      occupied.add(new Occupied(section.enter, end, cutShort, section.worker, section.thread));
     }
     occupied.sort(Comparator.comparingLong(Occupied::start));
     long overall = 0;
     long afterDeath = 0;
+    String afterDeathGap = "none";
     long quiet = 0;
     long waiterFaulted = 0;
     String waiterFaultedGap = "none";
@@ -319,34 +331,46 @@ final class FaultAnalysis {
           boolean ownDeath =
               died.cutShort()
                   && fault.worker() == died.worker()
-                  && (fault.kind() == FaultKind.PAUSE_HOLDER
-                      || fault.kind() == FaultKind.KILL_WORKER);
+                  && (stops(fault.kind()) || fault.kind() == FaultKind.KILL_WORKER);
           otherFault |= !ownDeath;
         }
       }
-      if (died.cutShort() && !otherFault) {
-        afterDeath = Math.max(afterDeath, waited);
+      String gap =
+          TimeUnit.NANOSECONDS.toMillis(waited)
+              + " ms after worker "
+              + died.holder()
+              + " left, until worker "
+              + occupied.get(j).holder()
+              + " entered, during"
+              + (during.length() == 0 ? " no fault" : during);
+      if (died.cutShort() && !otherFault && waited > afterDeath) {
+        afterDeath = waited;
+        afterDeathGap = gap;
       }
       if (!anyFault && !died.cutShort()) {
         quiet = Math.max(quiet, waited);
       }
       if (anyFault && onlyOtherWorkers && !died.cutShort() && waited > waiterFaulted) {
         waiterFaulted = waited;
-        waiterFaultedGap =
-            TimeUnit.NANOSECONDS.toMillis(waited)
-                + " ms after worker "
-                + died.worker()
-                + " left, during"
-                + during;
+        waiterFaultedGap = gap;
       }
       i = j;
     }
     return new Liveness(
         TimeUnit.NANOSECONDS.toMillis(overall),
         TimeUnit.NANOSECONDS.toMillis(afterDeath),
+        afterDeathGap,
         TimeUnit.NANOSECONDS.toMillis(quiet),
         TimeUnit.NANOSECONDS.toMillis(waiterFaulted),
         waiterFaultedGap);
+  }
+
+  /**
+   * Whether {@code kind} SIGSTOPs a worker JVM: whatever it was aimed at, a section open in it then
+   * (a waiter's JVM may hold the lock in another thread) is cut short.
+   */
+  private static boolean stops(FaultKind kind) {
+    return kind == FaultKind.PAUSE_HOLDER || kind == FaultKind.PAUSE_WAITER;
   }
 
   /** The length of the part of [from, to] covered by at least one wait. */

@@ -43,6 +43,8 @@ import java.util.Map;
  *     section while a worker was waiting for it, whatever the faults
  * @param longestFreeAfterDeathMillis the same, only after a holder was killed or stopped and with
  *     no other fault during the gap
+ * @param afterDeathGap a description of that longest gap after a death: who left, who entered next,
+ *     the faults during it
  * @param longestFreeWithoutFaultMillis the same, for gaps during which no fault was active at all
  * @param longestFreeDuringWaiterFaultMillis the same, for gaps during which only workers other than
  *     the last holder were faulted: a waiter's trouble should not stall the others, so time here is
@@ -79,6 +81,7 @@ public record FaultReport(
     long lostUpdates,
     long longestFreeWhileWaitingMillis,
     long longestFreeAfterDeathMillis,
+    String afterDeathGap,
     long longestFreeWithoutFaultMillis,
     long longestFreeDuringWaiterFaultMillis,
     String waiterFaultGap,
@@ -113,7 +116,7 @@ public record FaultReport(
     line(
         text,
         "longest free after a holder died",
-        longestFreeAfterDeathMillis + " ms (bound " + livenessBoundMillis + " ms)");
+        "bound " + livenessBoundMillis + " ms: " + afterDeathGap);
     line(text, "longest free without faults", longestFreeWithoutFaultMillis + " ms");
     line(text, "longest free, only waiters faulted", waiterFaultGap);
     line(text, "holders told of lease loss", toldOfLoss);

@@ -221,7 +221,24 @@ class FaultAnalysisTest {
     // 101 to 102 and 104 to 105 stayed in worker 1; 102 to 103 and 103 to 104 did not.
     assertThat(report.passedWithinWorker()).isEqualTo(2);
     assertThat(report.longestFreeAfterDeathMillis()).isEqualTo(2200);
+    assertThat(report.afterDeathGap())
+        .isEqualTo("2200 ms after worker 1#3 left, until worker 2#0 entered, during no fault");
     assertThat(report.unexplainedOverlaps()).isZero();
+  }
+
+  @Test
+  void aWaiterPausedWhileAnotherOfItsThreadsHoldsTheLockStopsThatHolder() {
+    history.record(2, "#0 WAIT " + ms(50));
+    history.record(1, "#0 WAIT " + ms(80));
+    history.record(1, "#1 ENTER " + ms(100) + " 101 20");
+    history.fault(new Fault(FaultKind.PAUSE_WAITER, 1, true, ms(110), ms(5000)));
+    history.record(1, "#1 EXIT " + ms(5010) + " 101 false");
+    history.record(2, "#0 ENTER " + ms(2200) + " 102");
+    history.record(2, "#0 EXIT " + ms(2220) + " 102 true");
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 2);
+    assertThat(report.holdersHit()).containsEntry(FaultKind.PAUSE_WAITER, 1);
+    assertThat(report.longestFreeAfterDeathMillis()).isEqualTo(2090);
+    assertThat(report.explainedOverlaps()).isEqualTo(1);
   }
 
   @Test
