@@ -6,29 +6,22 @@ import static io.latchkey.jdbc.FaultClients.unavailableWithinBound;
 import static io.latchkey.jdbc.FaultClients.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.latchkey.BackendUnavailableException;
-import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
-import io.latchkey.LockInfo;
 import io.latchkey.jdbc.FaultClients.Closer;
 import io.latchkey.jdbc.FaultClients.WatchedLease;
 import io.latchkey.servers.FreezableTcpProxy;
 import io.latchkey.servers.SqlTestServer;
+import io.latchkey.testkit.LostHandOverReply;
 import io.latchkey.testkit.WatchdogTally;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -238,80 +231,30 @@ class JdbcFaultTest {
   }
 
   /**
-   * A release that hands the lock over to a waiter of the same client (in table mode, in the
-   * release's own transaction) and whose reply never comes, as the proxy holds the database's
-   * replies past the operation timeout: the waiter either holds the lock once, with a larger token,
-   * or fails within its bound and every grant it may have got is undone; either way no hold is left
-   * that nobody knows of, and the lock is free for everyone afterwards.
+   * {@link LostHandOverReply}: a hand-over (in table mode, in the release's own transaction) whose
+   * reply the proxy holds past the operation timeout orphans no hold.
    */
   @Test
   void postgresHandOverWhoseReplyIsLostOrphansNoHold() throws Exception {
     SqlTestServer server = SERVERS.postgres();
-    String name = uniqueName("hand-over");
-    ExecutorService waiterThread = Executors.newSingleThreadExecutor();
     try (Closer closer = new Closer()) {
       FreezableTcpProxy proxy = closer.add(FreezableTcpProxy.start("127.0.0.1", server.port()));
-      Latchkey other = closer.add(connect(tableMode(server)));
-      // A long re-check keeps the waiter asleep (and claimable) rather than polling into the
-      // freeze.
       Latchkey client =
           closer.add(
               Latchkey.connect(
                   FaultClients.throughProxy(server, proxy) + "&latchkey.createSchema=true",
-                  LatchkeyOptions.builder()
-                      .leaseTime(Duration.ofSeconds(3))
-                      .operationTimeout(FaultClients.OPERATION_TIMEOUT)
-                      .recheckInterval(Duration.ofSeconds(10))
-                      .queueKeepAlive(Duration.ofSeconds(30))
-                      .closeOnShutdown(false)
+                  LostHandOverReply.waiterOptions(
+                          LatchkeyOptions.builder()
+                              .leaseTime(Duration.ofSeconds(3))
+                              .operationTimeout(FaultClients.OPERATION_TIMEOUT)
+                              .closeOnShutdown(false))
                       .build()));
-      DistributedLock lock = client.lock(name);
-      Lease holder = lock.acquire(Duration.ZERO);
-      Future<Lease> waiting = waiterThread.submit(() -> lock.acquire(Duration.ofSeconds(20)));
-      await().atMost(Duration.ofSeconds(10)).until(() -> queuedWaiters(other, name) == 1);
-
-      proxy.freezeReplies();
-      unavailableWithinBound(holder::release);
-      proxy.unfreeze();
-
-      Lease next;
-      try {
-        next = waiting.get(30, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        assertThat(e.getCause()).isInstanceOf(BackendUnavailableException.class);
-        await()
-            .atMost(Duration.ofSeconds(10))
-            .untilAsserted(
-                () ->
-                    assertThat(other.admin().inspect(name).map(LockInfo::holders).orElse(List.of()))
-                        .as("no orphaned hold")
-                        .isEmpty());
-        assertThat(other.lock(name).tryLock()).as("the lock is free").isTrue();
-        other.lock(name).unlock();
-        return;
-      }
-      assertThat(next.isValid()).isTrue();
-      assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .untilAsserted(
-              () ->
-                  assertThat(other.admin().inspect(name).orElseThrow().holders())
-                      .singleElement()
-                      .satisfies(
-                          held -> {
-                            assertThat(held.fencingToken()).isEqualTo(next.fencingToken());
-                            assertThat(held.holds()).as("no orphaned hold").isEqualTo(1);
-                          }));
-      next.release();
-      assertThat(other.lock(name).tryLock()).as("the lock is free after release").isTrue();
-      other.lock(name).unlock();
-    } finally {
-      waiterThread.shutdownNow();
+      LostHandOverReply.check(
+          client,
+          proxy,
+          closer.add(connect(tableMode(server))),
+          uniqueName("hand-over"),
+          BackendUnavailableException.class);
     }
-  }
-
-  private static int queuedWaiters(Latchkey client, String name) {
-    return client.admin().inspect(name).map(LockInfo::queuedWaiters).orElse(0);
   }
 }

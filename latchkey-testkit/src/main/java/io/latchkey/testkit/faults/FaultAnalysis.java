@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -140,7 +141,7 @@ final class FaultAnalysis {
       }
     }
 
-    Liveness liveness = liveness(sections, history.waits(), faults);
+    Liveness liveness = liveness(sections, history.waits(), faults, history.failures());
     return new FaultReport(
         mode,
         seed,
@@ -265,7 +266,8 @@ final class FaultAnalysis {
    * waiter's trouble should not stall the others: time there is a grant nobody knows of, or a
    * fair-queue place kept for a stopped waiter).
    */
-  private Liveness liveness(List<Section> sections, List<Wait> waits, List<Fault> faults) {
+  private Liveness liveness(
+      List<Section> sections, List<Wait> waits, List<Fault> faults, List<Failure> failures) {
     record Occupied(long start, long end, boolean cutShort, int worker, int thread) {
       String holder() {
         return worker + "#" + thread;
@@ -342,7 +344,8 @@ final class FaultAnalysis {
               + " left, until worker "
               + occupied.get(j).holder()
               + " entered, during"
-              + (during.length() == 0 ? " no fault" : during);
+              + (during.length() == 0 ? " no fault" : during)
+              + failuresWithin(failures, gapStart, gapEnd);
       if (died.cutShort() && !otherFault && waited > afterDeath) {
         afterDeath = waited;
         afterDeathGap = gap;
@@ -371,6 +374,17 @@ final class FaultAnalysis {
    */
   private static boolean stops(FaultKind kind) {
     return kind == FaultKind.PAUSE_HOLDER || kind == FaultKind.PAUSE_WAITER;
+  }
+
+  /** The acquire failures in [from, to], by exception, as text ("" if none). */
+  private static String failuresWithin(List<Failure> failures, long from, long to) {
+    Map<String, Integer> byException = new TreeMap<>();
+    for (Failure failure : failures) {
+      if (failure.at() >= from && failure.at() <= to) {
+        byException.merge(failure.exception(), 1, Integer::sum);
+      }
+    }
+    return byException.isEmpty() ? "" : "; acquire failures " + byException;
   }
 
   /** The length of the part of [from, to] covered by at least one wait. */

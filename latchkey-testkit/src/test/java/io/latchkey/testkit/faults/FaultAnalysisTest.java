@@ -126,8 +126,7 @@ class FaultAnalysisTest {
     section(1, 101, 0, 100);
     history.record(2, "WAIT " + ms(50));
     history.record(1, "ENTER " + ms(110) + " 102");
-    history.killed(1, ms(200));
-    history.fault(new Fault(FaultKind.KILL_WORKER, 1, true, ms(195), ms(200)));
+    kill(1, 200);
     history.record(2, "ENTER " + ms(2400) + " 103");
     history.record(2, "EXIT " + ms(2420) + " 103 true");
     FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 3, 3);
@@ -211,9 +210,10 @@ class FaultAnalysisTest {
     history.record(2, "#0 WAIT " + ms(81));
     history.record(1, "#3 ENTER " + ms(90) + " 105 20");
     assertThat(history.inSection(1)).isTrue();
-    history.killed(1, ms(200));
-    history.fault(new Fault(FaultKind.KILL_WORKER, 1, true, ms(195), ms(200)));
+    kill(1, 200);
     assertThat(history.inSection(1)).isFalse();
+    history.record(2, "#1 WAIT " + ms(300));
+    history.record(2, "#1 FAILED " + ms(1300) + " BackendTimeoutException");
     history.record(2, "#0 ENTER " + ms(2400) + " 106");
     history.record(2, "#0 EXIT " + ms(2420) + " 106 true");
     FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 6, 6);
@@ -222,7 +222,9 @@ class FaultAnalysisTest {
     assertThat(report.passedWithinWorker()).isEqualTo(2);
     assertThat(report.longestFreeAfterDeathMillis()).isEqualTo(2200);
     assertThat(report.afterDeathGap())
-        .isEqualTo("2200 ms after worker 1#3 left, until worker 2#0 entered, during no fault");
+        .isEqualTo(
+            "2200 ms after worker 1#3 left, until worker 2#0 entered, during no fault;"
+                + " acquire failures {BackendTimeoutException=1}");
     assertThat(report.unexplainedOverlaps()).isZero();
   }
 
@@ -298,6 +300,12 @@ class FaultAnalysisTest {
     history.record(worker, prefix + "ENTER " + ms(enterMs) + " " + token);
     history.record(worker, prefix + "EXIT " + ms(exitMs) + " " + token + " " + valid);
     history.record(worker, prefix + "RELEASED " + ms(exitMs + 1) + " " + token + " " + release);
+  }
+
+  /** Worker {@code worker} killed at {@code atMs} by a fault that began 5 ms before. */
+  private void kill(int worker, long atMs) {
+    history.killed(worker, ms(atMs));
+    history.fault(new Fault(FaultKind.KILL_WORKER, worker, true, ms(atMs - 5), ms(atMs)));
   }
 
   private FaultReport analyse(FaultMode mode, long sets, long counter) {
