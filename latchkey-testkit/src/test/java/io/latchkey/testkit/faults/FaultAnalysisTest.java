@@ -127,8 +127,7 @@ class FaultAnalysisTest {
     history.record(2, "WAIT " + ms(50));
     history.record(1, "ENTER " + ms(110) + " 102");
     kill(1, 200);
-    history.record(2, "ENTER " + ms(2400) + " 103");
-    history.record(2, "EXIT " + ms(2420) + " 103 true");
+    enterAndExit(2, "", 103, 2400, 2420, "true");
     FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 3, 3);
     assertThat(report.longestFreeAfterDeathMillis()).isEqualTo(2200);
     assertThat(report.longestFreeWhileWaitingMillis()).isEqualTo(2200);
@@ -144,8 +143,7 @@ class FaultAnalysisTest {
     history.record(1, "ENTER " + ms(150) + " 102");
     history.fault(new Fault(FaultKind.PAUSE_HOLDER, 1, true, ms(160), ms(5000)));
     history.fault(new Fault(FaultKind.CRASH_SERVER, -1, false, ms(1000), ms(1500)));
-    history.record(2, "ENTER " + ms(3160) + " 103");
-    history.record(2, "EXIT " + ms(3200) + " 103 true");
+    enterAndExit(2, "", 103, 3160, 3200, "true");
     history.record(1, "EXIT " + ms(5010) + " 102 false");
     FaultReport report = analyse(FaultMode.EXPLICIT_LEASE_LOCK, 3, 3);
     assertThat(report.longestFreeWhileWaitingMillis()).isEqualTo(3000);
@@ -158,8 +156,7 @@ class FaultAnalysisTest {
     section(1, 101, 0, 100);
     history.record(2, "WAIT " + ms(50));
     history.fault(new Fault(FaultKind.FREEZE_CONNECTION, 3, false, ms(90), ms(1500)));
-    history.record(2, "ENTER " + ms(1900) + " 102");
-    history.record(2, "EXIT " + ms(1920) + " 102 true");
+    enterAndExit(2, "", 102, 1900, 1920, "true");
     FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 2);
     assertThat(report.longestFreeDuringWaiterFaultMillis()).isEqualTo(1800);
     assertThat(report.waiterFaultGap()).contains("FREEZE_CONNECTION(worker 3)");
@@ -171,8 +168,7 @@ class FaultAnalysisTest {
   void aGapWithoutFaultsCountsOnlyTheTimeSomeoneWaited() {
     section(1, 101, 0, 100);
     history.record(2, "WAIT " + ms(400));
-    history.record(2, "ENTER " + ms(700) + " 102");
-    history.record(2, "EXIT " + ms(720) + " 102 true");
+    enterAndExit(2, "", 102, 700, 720, "true");
     FaultReport report = analyse(FaultMode.FAIR_LOCK, 2, 2);
     assertThat(report.longestFreeWithoutFaultMillis()).isEqualTo(300);
   }
@@ -214,8 +210,7 @@ class FaultAnalysisTest {
     assertThat(history.inSection(1)).isFalse();
     history.record(2, "#1 WAIT " + ms(300));
     history.record(2, "#1 FAILED " + ms(1300) + " BackendTimeoutException");
-    history.record(2, "#0 ENTER " + ms(2400) + " 106");
-    history.record(2, "#0 EXIT " + ms(2420) + " 106 true");
+    enterAndExit(2, "#0 ", 106, 2400, 2420, "true");
     FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 6, 6);
     assertThat(report.threadsPerWorker()).isEqualTo(4);
     // 101 to 102 and 104 to 105 stayed in worker 1; 102 to 103 and 103 to 104 did not.
@@ -297,9 +292,15 @@ class FaultAnalysisTest {
       String valid,
       String release) {
     history.record(worker, prefix + "WAIT " + ms(enterMs - 1));
+    enterAndExit(worker, prefix, token, enterMs, exitMs, valid);
+    history.record(worker, prefix + "RELEASED " + ms(exitMs + 1) + " " + token + " " + release);
+  }
+
+  /** A section entered without a printed wait, with no release printed. */
+  private void enterAndExit(
+      int worker, String prefix, long token, long enterMs, long exitMs, String valid) {
     history.record(worker, prefix + "ENTER " + ms(enterMs) + " " + token);
     history.record(worker, prefix + "EXIT " + ms(exitMs) + " " + token + " " + valid);
-    history.record(worker, prefix + "RELEASED " + ms(exitMs + 1) + " " + token + " " + release);
   }
 
   /** Worker {@code worker} killed at {@code atMs} by a fault that began 5 ms before. */
