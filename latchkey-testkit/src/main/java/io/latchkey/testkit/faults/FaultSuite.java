@@ -65,8 +65,8 @@ public final class FaultSuite {
   }
 
   /**
-   * Runs {@code mode} against {@code server} with 3 workers and a 2 s lease, writes the report and
-   * asserts the targets.
+   * Runs {@code mode} against {@code server} with 3 workers ({@value #THREADS} threads each, 1 by
+   * default) and a 2 s lease, writes the report and asserts the targets.
    *
    * @param reportName the report's file name, without {@code .txt} (and without the {@code
    *     -Nthreads} that {@value #THREADS} above 1 adds)
