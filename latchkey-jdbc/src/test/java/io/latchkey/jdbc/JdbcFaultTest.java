@@ -7,13 +7,16 @@ import static io.latchkey.jdbc.FaultClients.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
+import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
 import io.latchkey.jdbc.FaultClients.Closer;
 import io.latchkey.jdbc.FaultClients.WatchedLease;
 import io.latchkey.servers.FreezableTcpProxy;
 import io.latchkey.servers.SqlTestServer;
+import io.latchkey.testkit.LostHandOverReply;
 import io.latchkey.testkit.WatchdogTally;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -29,7 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * holder's connections killed by an operator (table mode loses nothing: the pool opens new ones),
  * and a network that goes silent between a holder and the database ({@link FreezableTcpProxy}: its
  * operations time out within the bound, its lease runs out and it says so before a waiter gets the
- * lock with a larger fencing token).
+ * lock with a larger fencing token), and a hand-over whose reply the network loses (PostgreSQL
+ * table mode: no hold is orphaned).
  */
 class JdbcFaultTest {
   /** Outlasts a restart of either server by far, so that a holder keeps its lease through it. */
@@ -223,6 +227,34 @@ class JdbcFaultTest {
           .singleElement()
           .satisfies(info -> assertThat(info.fencingToken()).isEqualTo(next.fencingToken()));
       next.release();
+    }
+  }
+
+  /**
+   * {@link LostHandOverReply}: a hand-over (in table mode, in the release's own transaction) whose
+   * reply the proxy holds past the operation timeout orphans no hold.
+   */
+  @Test
+  void postgresHandOverWhoseReplyIsLostOrphansNoHold() throws Exception {
+    SqlTestServer server = SERVERS.postgres();
+    try (Closer closer = new Closer()) {
+      FreezableTcpProxy proxy = closer.add(FreezableTcpProxy.start("127.0.0.1", server.port()));
+      Latchkey client =
+          closer.add(
+              Latchkey.connect(
+                  FaultClients.throughProxy(server, proxy) + "&latchkey.createSchema=true",
+                  LostHandOverReply.waiterOptions(
+                          LatchkeyOptions.builder()
+                              .leaseTime(Duration.ofSeconds(3))
+                              .operationTimeout(FaultClients.OPERATION_TIMEOUT)
+                              .closeOnShutdown(false))
+                      .build()));
+      LostHandOverReply.check(
+          client,
+          proxy,
+          closer.add(connect(tableMode(server))),
+          uniqueName("hand-over"),
+          BackendUnavailableException.class);
     }
   }
 }

@@ -16,6 +16,7 @@ import io.latchkey.LockInfo;
 import io.latchkey.servers.FreezableTcpProxy;
 import io.latchkey.servers.RedisTestServer;
 import io.latchkey.testkit.LeaseTransitions;
+import io.latchkey.testkit.LostHandOverReply;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashSet;
@@ -23,11 +24,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -280,59 +276,16 @@ class RedisUncertaintyTest {
   @Test
   void aHandOverWhoseReplyIsLostOrphansNoHold() throws Exception {
     FreezableTcpProxy proxy = proxyToRedis();
-    // A long re-check keeps the waiter asleep (and claimable) rather than polling into the freeze.
     Latchkey client =
         connectThrough(
             proxy,
-            options ->
-                options
-                    .operationTimeout(SHORT_TIMEOUT)
-                    .recheckInterval(Duration.ofSeconds(10))
-                    .queueKeepAlive(Duration.ofSeconds(30)));
-    Latchkey other = connect(UnaryOperator.identity());
-    String name = uniqueName("hand-over");
-    DistributedLock lock = client.lock(name);
-    Lease holder = lock.acquire(Duration.ZERO);
-    ExecutorService waiterThread = Executors.newSingleThreadExecutor();
-    try {
-      Future<Lease> waiting = waiterThread.submit(() -> lock.acquire(Duration.ofSeconds(20)));
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .until(() -> inspect(other, name).map(LockInfo::queuedWaiters).orElse(0) == 1);
-
-      proxy.freezeReplies();
-      assertThatThrownBy(holder::release).isInstanceOf(BackendTimeoutException.class);
-      proxy.unfreeze();
-
-      Lease next;
-      try {
-        next = waiting.get(15, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        assertThat(e.getCause()).isInstanceOf(BackendTimeoutException.class);
-        await()
-            .atMost(Duration.ofSeconds(5))
-            .until(() -> inspect(other, name).map(info -> info.holders().isEmpty()).orElse(true));
-        return;
-      }
-      assertThat(next.isValid()).isTrue();
-      assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .untilAsserted(
-              () ->
-                  assertThat(inspect(other, name).orElseThrow().holders())
-                      .singleElement()
-                      .satisfies(
-                          held -> {
-                            assertThat(held.fencingToken()).isEqualTo(next.fencingToken());
-                            assertThat(held.holds()).as("no orphaned hold").isEqualTo(1);
-                          }));
-      next.release();
-      assertThat(other.lock(name).tryLock()).as("the lock is free after release").isTrue();
-      other.lock(name).unlock();
-    } finally {
-      waiterThread.shutdownNow();
-    }
+            options -> LostHandOverReply.waiterOptions(options.operationTimeout(SHORT_TIMEOUT)));
+    LostHandOverReply.check(
+        client,
+        proxy,
+        connect(UnaryOperator.identity()),
+        uniqueName("hand-over"),
+        BackendTimeoutException.class);
   }
 
   /**

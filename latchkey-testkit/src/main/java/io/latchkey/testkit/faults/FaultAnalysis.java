@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,17 +21,19 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li><b>Overlaps.</b> Sections are sorted by entry; every later section that entered before an
- *       earlier one ended (its {@code EXIT}, or its death) is an overlapping pair. It is explained
- *       if either holder was told of the loss in any way, even after the overlap (it then knows its
- *       work is suspect; the later one may hold a grant that reached it after its lease ran out),
- *       or, with an explicit lease, if the earlier lease had run out: its entry plus the lease time
- *       is before the later entry (the grant happened before the entry, so this errs towards
- *       "unexplained").
+ *       earlier one ended (its {@code EXIT}, or its death) is an overlapping pair unless both are
+ *       the same thread's of the same worker (two threads of one worker JVM count as two holders,
+ *       as they are two owners for latchkey). It is explained if either holder was told of the loss
+ *       in any way, even after the overlap (it then knows its work is suspect; the later one may
+ *       hold a grant that reached it after its lease ran out), or, with an explicit lease, if the
+ *       earlier lease had run out: its entry plus the lease time is before the later entry (the
+ *       grant happened before the entry, so this errs towards "unexplained").
  *   <li><b>Liveness.</b> A section occupies the lock from entry to its end, or until its worker was
- *       stopped or killed inside it, whichever comes first. Between the merged occupied intervals
- *       the lock was free; the part of such a gap during which some worker was in an acquire call
- *       is "free while waiting". A gap that follows a section cut short by a stop or kill, with no
- *       other fault overlapping it, is measured against lease + renew interval.
+ *       stopped (by either pause, as all its threads stop) or killed inside it, whichever comes
+ *       first. Between the merged occupied intervals the lock was free; the part of such a gap
+ *       during which some worker was in an acquire call is "free while waiting". A gap that follows
+ *       a section cut short by a stop or kill, with no other fault overlapping it, is measured
+ *       against lease + renew interval.
  *   <li><b>Stale writes.</b> The store's record is replayed: an accepted write must carry a token
  *       above every token accepted before it. A write accepted after a grant with a higher token
  *       had entered is counted as "superseded": fencing cannot stop it, as the newer holder had not
@@ -68,7 +71,7 @@ final class FaultAnalysis {
       Section earlier = sections.get(i);
       for (int j = i + 1; j < sections.size() && sections.get(j).enter < earlier.end; j++) {
         Section later = sections.get(j);
-        if (later.worker == earlier.worker) {
+        if (later.sameHolder(earlier)) {
           continue;
         }
         if (explains(earlier, later)) {
@@ -109,6 +112,15 @@ final class FaultAnalysis {
       }
     }
 
+    long passedWithinWorker = 0;
+    for (int i = 1; i < sections.size(); i++) {
+      Section before = sections.get(i - 1);
+      Section after = sections.get(i);
+      if (after.worker == before.worker && after.thread != before.thread) {
+        passedWithinWorker++;
+      }
+    }
+
     Map<Long, List<Section>> byToken = new LinkedHashMap<>();
     sections.forEach(s -> byToken.computeIfAbsent(s.token, t -> new ArrayList<>()).add(s));
     long repeated = 0;
@@ -129,12 +141,14 @@ final class FaultAnalysis {
       }
     }
 
-    Liveness liveness = liveness(sections, history.waits(), faults);
+    Liveness liveness = liveness(sections, history.waits(), faults, history.failures());
     return new FaultReport(
         mode,
         seed,
         durationMillis,
         sections.size(),
+        sections.stream().mapToInt(s -> s.thread + 1).max().orElse(1),
+        passedWithinWorker,
         byKind,
         hit,
         explained,
@@ -151,6 +165,7 @@ final class FaultAnalysis {
         counterSets - counter,
         liveness.overall(),
         liveness.afterDeath(),
+        liveness.afterDeathGap(),
         liveness.quiet(),
         liveness.waiterFaulted(),
         liveness.waiterFaultedGap(),
@@ -238,7 +253,12 @@ final class FaultAnalysis {
 
   /** The longest free-while-waiting gaps, in milliseconds, by what was going on. */
   private record Liveness(
-      long overall, long afterDeath, long quiet, long waiterFaulted, String waiterFaultedGap) {}
+      long overall,
+      long afterDeath,
+      String afterDeathGap,
+      long quiet,
+      long waiterFaulted,
+      String waiterFaultedGap) {}
 
   /**
    * Measures the gaps: overall; after a death with no other fault; with no fault at all; and with
@@ -246,14 +266,19 @@ final class FaultAnalysis {
    * waiter's trouble should not stall the others: time there is a grant nobody knows of, or a
    * fair-queue place kept for a stopped waiter).
    */
-  private Liveness liveness(List<Section> sections, List<Wait> waits, List<Fault> faults) {
-    record Occupied(long start, long end, boolean cutShort, int worker) {}
+  private Liveness liveness(
+      List<Section> sections, List<Wait> waits, List<Fault> faults, List<Failure> failures) {
+    record Occupied(long start, long end, boolean cutShort, int worker, int thread) {
+      String holder() {
+        return worker + "#" + thread;
+      }
+    }
     List<Occupied> occupied = new ArrayList<>();
     for (Section section : sections) {
       long end = section.end;
       boolean cutShort = section.endedBy == History.End.KILLED;
       for (Fault fault : faults) {
-        if (fault.kind() == FaultKind.PAUSE_HOLDER
+        if (stops(fault.kind())
             && fault.worker() == section.worker
             && fault.start() >= section.enter
             && fault.start() < end) {
@@ -261,11 +286,12 @@ final class FaultAnalysis {
           cutShort = true;
         }
       }
-      occupied.add(new Occupied(section.enter, end, cutShort, section.worker));
+      occupied.add(new Occupied(section.enter, end, cutShort, section.worker, section.thread));
     }
     occupied.sort(Comparator.comparingLong(Occupied::start));
     long overall = 0;
     long afterDeath = 0;
+    String afterDeathGap = "none";
     long quiet = 0;
     long waiterFaulted = 0;
     String waiterFaultedGap = "none";
@@ -307,34 +333,58 @@ final class FaultAnalysis {
           boolean ownDeath =
               died.cutShort()
                   && fault.worker() == died.worker()
-                  && (fault.kind() == FaultKind.PAUSE_HOLDER
-                      || fault.kind() == FaultKind.KILL_WORKER);
+                  && (stops(fault.kind()) || fault.kind() == FaultKind.KILL_WORKER);
           otherFault |= !ownDeath;
         }
       }
-      if (died.cutShort() && !otherFault) {
-        afterDeath = Math.max(afterDeath, waited);
+      String gap =
+          TimeUnit.NANOSECONDS.toMillis(waited)
+              + " ms after worker "
+              + died.holder()
+              + " left, until worker "
+              + occupied.get(j).holder()
+              + " entered, during"
+              + (during.length() == 0 ? " no fault" : during)
+              + failuresWithin(failures, gapStart, gapEnd);
+      if (died.cutShort() && !otherFault && waited > afterDeath) {
+        afterDeath = waited;
+        afterDeathGap = gap;
       }
       if (!anyFault && !died.cutShort()) {
         quiet = Math.max(quiet, waited);
       }
       if (anyFault && onlyOtherWorkers && !died.cutShort() && waited > waiterFaulted) {
         waiterFaulted = waited;
-        waiterFaultedGap =
-            TimeUnit.NANOSECONDS.toMillis(waited)
-                + " ms after worker "
-                + died.worker()
-                + " left, during"
-                + during;
+        waiterFaultedGap = gap;
       }
       i = j;
     }
     return new Liveness(
         TimeUnit.NANOSECONDS.toMillis(overall),
         TimeUnit.NANOSECONDS.toMillis(afterDeath),
+        afterDeathGap,
         TimeUnit.NANOSECONDS.toMillis(quiet),
         TimeUnit.NANOSECONDS.toMillis(waiterFaulted),
         waiterFaultedGap);
+  }
+
+  /**
+   * Whether {@code kind} SIGSTOPs a worker JVM: whatever it was aimed at, a section open in it then
+   * (a waiter's JVM may hold the lock in another thread) is cut short.
+   */
+  private static boolean stops(FaultKind kind) {
+    return kind == FaultKind.PAUSE_HOLDER || kind == FaultKind.PAUSE_WAITER;
+  }
+
+  /** The acquire failures in [from, to], by exception, as text ("" if none). */
+  private static String failuresWithin(List<Failure> failures, long from, long to) {
+    Map<String, Integer> byException = new TreeMap<>();
+    for (Failure failure : failures) {
+      if (failure.at() >= from && failure.at() <= to) {
+        byException.merge(failure.exception(), 1, Integer::sum);
+      }
+    }
+    return byException.isEmpty() ? "" : "; acquire failures " + byException;
   }
 
   /** The length of the part of [from, to] covered by at least one wait. */

@@ -5,8 +5,9 @@ public enum FaultKind {
   /** SIGSTOP the worker in the critical section for longer than its lease, then SIGCONT it. */
   PAUSE_HOLDER(false),
   /**
-   * SIGSTOP a worker while it waits for the lock, longer than a lease, then SIGCONT it: a grant
-   * made meanwhile reaches it late.
+   * SIGSTOP a worker while it (one of its threads) waits for the lock, longer than a lease, then
+   * SIGCONT it: a grant made meanwhile reaches it late. With several threads per worker, another of
+   * its threads may hold the lock then.
    */
   PAUSE_WAITER(false),
   /** SIGKILL a worker (the holder if there is one) and start a replacement. */

@@ -11,6 +11,12 @@ import java.util.Map;
  *     targets and durations
  * @param durationMillis how long faults were injected
  * @param grants critical sections entered (one per grant)
+ * @param threadsPerWorker how many threads of each worker JVM took the lock (the highest thread
+ *     number that entered a critical section, plus one)
+ * @param passedWithinWorker grants whose section came right after, in order of entry, a section of
+ *     another thread of the same worker: the lock passed between two threads of one client, which a
+ *     backend that hands over does in the release's own call (the harness cannot tell a hand-over
+ *     from a new acquire that won)
  * @param faults faults injected, by kind
  * @param holdersHit faults that caught their target inside the critical section, by kind
  * @param explainedOverlaps pairs of critical sections that overlapped while one of the two holders
@@ -37,6 +43,8 @@ import java.util.Map;
  *     section while a worker was waiting for it, whatever the faults
  * @param longestFreeAfterDeathMillis the same, only after a holder was killed or stopped and with
  *     no other fault during the gap
+ * @param afterDeathGap a description of that longest gap after a death: who left, who entered next,
+ *     the faults during it
  * @param longestFreeWithoutFaultMillis the same, for gaps during which no fault was active at all
  * @param longestFreeDuringWaiterFaultMillis the same, for gaps during which only workers other than
  *     the last holder were faulted: a waiter's trouble should not stall the others, so time here is
@@ -55,6 +63,8 @@ public record FaultReport(
     long seed,
     long durationMillis,
     long grants,
+    int threadsPerWorker,
+    long passedWithinWorker,
     Map<FaultKind, Integer> faults,
     Map<FaultKind, Integer> holdersHit,
     long explainedOverlaps,
@@ -71,6 +81,7 @@ public record FaultReport(
     long lostUpdates,
     long longestFreeWhileWaitingMillis,
     long longestFreeAfterDeathMillis,
+    String afterDeathGap,
     long longestFreeWithoutFaultMillis,
     long longestFreeDuringWaiterFaultMillis,
     String waiterFaultGap,
@@ -86,8 +97,10 @@ public record FaultReport(
   public String describe() {
     StringBuilder text = new StringBuilder();
     text.append("fault run ").append(mode).append(", seed ").append(seed);
-    text.append(", ").append(durationMillis / 1000).append(" s of faults\n");
+    text.append(", ").append(durationMillis / 1000).append(" s of faults");
+    text.append(", ").append(threadsPerWorker).append(" thread(s) per worker\n");
     line(text, "grants", grants);
+    line(text, "grants passed within a worker", passedWithinWorker);
     line(text, "faults injected", faults);
     line(text, "faults that caught a holder", holdersHit);
     line(text, "overlaps explained", explainedOverlaps);
@@ -103,7 +116,7 @@ public record FaultReport(
     line(
         text,
         "longest free after a holder died",
-        longestFreeAfterDeathMillis + " ms (bound " + livenessBoundMillis + " ms)");
+        "bound " + livenessBoundMillis + " ms: " + afterDeathGap);
     line(text, "longest free without faults", longestFreeWithoutFaultMillis + " ms");
     line(text, "longest free, only waiters faulted", waiterFaultGap);
     line(text, "holders told of lease loss", toldOfLoss);

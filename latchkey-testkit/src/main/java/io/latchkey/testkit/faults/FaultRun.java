@@ -32,21 +32,25 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>How a run goes: a {@link FencedStore} starts in this JVM; each worker slot gets a {@link
  * FreezableTcpProxy} to the server, so one worker's network can fail alone; {@link FaultWorker}
- * JVMs start, one per slot, each connecting through its proxy. Then, until the duration is over,
- * the injector waits a quiet while (half a lease to one and a half), picks a fault kind and its
- * parameters from the seeded random generator, and applies it. A fault aimed at a worker picks one
- * at random and, to strike inside the critical section, first asks it for a long one (twice the
- * lease under the watchdog, half the lease with an explicit lease) and waits until it has entered
- * it; a killed worker is replaced by a new one (with a new number) in the same slot, and the
- * injector waits until it is connected. At the end every fault is undone, the workers are told to
- * stop and, once they have, the history is analysed. The seed is printed first, so a run's choices
- * can be replayed (the timing of the workers cannot).
+ * JVMs start, one per slot, each connecting through its proxy, and each running one or more threads
+ * of its client on the lock. Then, until the duration is over, the injector waits a quiet while
+ * (half a lease to one and a half), picks a fault kind and its parameters from the seeded random
+ * generator, and applies it. A fault aimed at a worker picks one at random and, to strike inside
+ * the critical section, first asks it for a long one (twice the lease under the watchdog, half the
+ * lease with an explicit lease) and waits until it has entered it; a killed worker is replaced by a
+ * new one (with a new number) in the same slot, and the injector waits until it is connected. With
+ * several threads per worker, a fault aimed at a worker strikes all its threads: "in the critical
+ * section" means one of them holds the lock, and a paused waiter's JVM may hold it too (its other
+ * threads wait behind it). At the end every fault is undone, the workers are told to stop and, once
+ * they have, the history is analysed. The seed is printed first, so a run's choices can be replayed
+ * (the timing of the workers cannot).
  */
 public final class FaultRun {
   private final FaultMode mode;
   private final Set<FaultKind> faults;
   private final Duration duration;
   private final int workers;
+  private final int threads;
   private final long seed;
   private final Duration lease;
   private final Duration renewInterval;
@@ -60,6 +64,7 @@ public final class FaultRun {
     this.faults = EnumSet.copyOf(builder.faults);
     this.duration = builder.duration;
     this.workers = builder.workers;
+    this.threads = builder.threads;
     this.seed = builder.seed;
     this.lease = builder.lease;
     this.renewInterval =
@@ -74,8 +79,8 @@ public final class FaultRun {
 
   /**
    * @param mode what the workers take
-   * @return a builder with the defaults: every worker-side fault, 2 minutes, 3 workers, a random
-   *     seed, 2 s lease renewed every third, 20 ms in the critical section
+   * @return a builder with the defaults: every worker-side fault, 2 minutes, 3 workers of one
+   *     thread each, a random seed, 2 s lease renewed every third, 20 ms in the critical section
    */
   public static Builder builder(FaultMode mode) {
     return new Builder(mode);
@@ -105,8 +110,8 @@ public final class FaultRun {
       }
     }
     System.out.printf(
-        "fault run %s: seed %d, faults %s, %d workers, %s, lease %d ms%n",
-        mode, seed, faults, workers, duration, lease.toMillis());
+        "fault run %s: seed %d, faults %s, %d workers x %d threads, %s, lease %d ms%n",
+        mode, seed, faults, workers, threads, duration, lease.toMillis());
     History history = new History();
     String name = "latchkey-faults/" + mode.name().toLowerCase(Locale.ROOT) + "/" + seed;
     try (FencedStore store = FencedStore.start();
@@ -171,6 +176,7 @@ public final class FaultRun {
               "mode=" + mode,
               "name=" + name,
               "worker=" + id,
+              "threads=" + threads,
               "storePort=" + store.port(),
               "leaseMs=" + lease.toMillis(),
               "renewMs=" + renewInterval.toMillis(),
@@ -385,6 +391,7 @@ public final class FaultRun {
             FaultKind.CUT_CONNECTION);
     private Duration duration = Duration.ofMinutes(2);
     private int workers = 3;
+    private int threads = 1;
     private long seed = ThreadLocalRandom.current().nextLong();
     private Duration lease = Duration.ofSeconds(2);
     private @Nullable Duration renewInterval;
@@ -424,6 +431,20 @@ public final class FaultRun {
         throw new IllegalArgumentException("workers must be between 2 and 16, was " + workers);
       }
       this.workers = workers;
+      return this;
+    }
+
+    /**
+     * @param threads how many threads of each worker's client loop on the lock, 1 to 16: with more
+     *     than one, a release finds waiters of its own client, which a backend that hands over
+     *     grants in the release's call
+     * @return this
+     */
+    public Builder threadsPerWorker(int threads) {
+      if (threads < 1 || threads > 16) {
+        throw new IllegalArgumentException("threads must be between 1 and 16, was " + threads);
+      }
+      this.threads = threads;
       return this;
     }
 

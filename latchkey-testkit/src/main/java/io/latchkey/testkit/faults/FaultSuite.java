@@ -23,6 +23,8 @@ import org.assertj.core.api.SoftAssertions;
  *   <li>{@value #DURATION} — faults per mode, like {@code 90s}, {@code 2m} (the default), {@code
  *       1h};
  *   <li>{@value #SEED} — replays a schedule (with the same kinds);
+ *   <li>{@value #THREADS} — threads of each worker's client on the lock (default 1); with more, the
+ *       report's name ends in {@code -Nthreads};
  *   <li>{@value #MODES} and {@value #KINDS} — comma-separated {@link FaultMode} and {@link
  *       FaultKind} names that narrow the run (default: all of them; server faults only where the
  *       backend can inject them).
@@ -38,6 +40,9 @@ public final class FaultSuite {
 
   /** System property: the seed of the fault schedule. */
   public static final String SEED = "latchkey.faults.seed";
+
+  /** System property: how many threads of each worker's client take the lock. */
+  public static final String THREADS = "latchkey.faults.threads";
 
   /** System property: the modes to run. */
   public static final String MODES = "latchkey.faults.modes";
@@ -60,10 +65,11 @@ public final class FaultSuite {
   }
 
   /**
-   * Runs {@code mode} against {@code server} with 3 workers and a 2 s lease, writes the report and
-   * asserts the targets.
+   * Runs {@code mode} against {@code server} with 3 workers ({@value #THREADS} threads each, 1 by
+   * default) and a 2 s lease, writes the report and asserts the targets.
    *
-   * @param reportName the report's file name, without {@code .txt}
+   * @param reportName the report's file name, without {@code .txt} (and without the {@code
+   *     -Nthreads} that {@value #THREADS} above 1 adds)
    * @param livenessPromised whether to assert the liveness bound (a quorum whose crashed member
    *     sits out a quarantine does not promise it)
    * @return the report, for more checks
@@ -72,12 +78,14 @@ public final class FaultSuite {
       FaultMode mode, ServerControl server, String reportName, boolean livenessPromised)
       throws IOException, InterruptedException {
     Set<FaultKind> kinds = listed(KINDS, FaultKind.class);
+    int threads = Integer.parseInt(System.getProperty(THREADS, "1").trim());
     kinds.removeIf(kind -> kind.serverFault() && !server.serverFaults().contains(kind));
     FaultRun.Builder builder =
         FaultRun.builder(mode)
             .faults(kinds)
             .duration(duration(System.getProperty(DURATION, "2m")))
             .workers(WORKERS)
+            .threadsPerWorker(threads)
             .lease(LEASE);
     String seed = System.getProperty(SEED);
     if (seed != null && !seed.isBlank()) {
@@ -88,7 +96,9 @@ public final class FaultSuite {
     Path reports = Path.of("target", "fault-reports");
     Files.createDirectories(reports);
     Files.writeString(
-        reports.resolve(reportName + ".txt"), report.describe(), StandardCharsets.UTF_8);
+        reports.resolve(reportName + (threads > 1 ? "-" + threads + "threads" : "") + ".txt"),
+        report.describe(),
+        StandardCharsets.UTF_8);
 
     String context = "seed " + run.seed() + "\n" + report.describe();
     SoftAssertions softly = new SoftAssertions();

@@ -1,17 +1,22 @@
 package io.latchkey.testkit.faults;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What happened in one fault run, as the workers printed it and the injector did it: critical
- * sections, waits, faults. Times are {@link System#nanoTime()} values of one host. Thread-safe: the
- * workers' reader threads and the injector add to it while the run goes on.
+ * sections, waits, faults. Times are {@link System#nanoTime()} values of one host. A holder is one
+ * thread of one worker JVM: sections and waits are kept per thread, faults per worker (a signal or
+ * a proxy strikes every thread of it). Thread-safe: the workers' reader threads and the injector
+ * add to it while the run goes on.
  */
 final class History {
   /** How a critical section ended, as far as the harness knows. */
@@ -24,9 +29,10 @@ final class History {
     RUN_END
   }
 
-  /** One grant: from the moment the worker held it until it stopped using the resource. */
+  /** One grant: from the moment the holder held it until it stopped using the resource. */
   static final class Section {
     final int worker;
+    final int thread;
     final long token;
     final long enter;
     final long plannedHoldMillis;
@@ -36,14 +42,20 @@ final class History {
     @Nullable Boolean validAtExit;
     @Nullable String release;
 
-    Section(int worker, long token, long enter, long plannedHoldMillis) {
+    Section(int worker, int thread, long token, long enter, long plannedHoldMillis) {
       this.worker = worker;
+      this.thread = thread;
       this.token = token;
       this.enter = enter;
       this.plannedHoldMillis = plannedHoldMillis;
     }
 
-    /** Whether the worker was told it lost the lease, in any of the three ways. */
+    /** Whether its holder is the same thread of the same worker as {@code other}'s. */
+    boolean sameHolder(Section other) {
+      return worker == other.worker && thread == other.thread;
+    }
+
+    /** Whether the holder was told it lost the lease, in any of the three ways. */
     boolean told() {
       return lostAt != null || Boolean.FALSE.equals(validAtExit) || "LOST".equals(release);
     }
@@ -52,6 +64,8 @@ final class History {
     public String toString() {
       return "worker "
           + worker
+          + "#"
+          + thread
           + " token "
           + token
           + " ["
@@ -82,14 +96,24 @@ final class History {
    */
   record Fault(FaultKind kind, int worker, boolean inSection, long start, long end) {}
 
-  /** What one worker is doing now. */
-  private static final class WorkerState {
+  /** What one thread of one worker is doing now. */
+  private static final class HolderState {
+    final int worker;
     @Nullable Long waitingSince;
     @Nullable Section open;
     final Map<Long, Section> byToken = new HashMap<>();
+
+    HolderState(int worker) {
+      this.worker = worker;
+    }
   }
 
-  private final Map<Integer, WorkerState> workers = new HashMap<>();
+  /** A thread of a worker. */
+  private record Holder(int worker, int thread) {}
+
+  private static final Pattern THREAD = Pattern.compile("#(\\d+)");
+
+  private final Map<Holder, HolderState> holders = new HashMap<>();
   private final List<Section> sections = new ArrayList<>();
   private final List<Wait> waits = new ArrayList<>();
   private final List<Failure> failures = new ArrayList<>();
@@ -98,10 +122,20 @@ final class History {
   private final Map<String, Integer> releaseOutcomes = new TreeMap<>();
   private final List<String> errors = new ArrayList<>();
 
-  /** Reads one line a worker printed (see {@link FaultWorker}). */
+  /**
+   * Reads one line a worker printed (see {@link FaultWorker}); a line without a {@code #thread}
+   * word first is thread 0's.
+   */
   synchronized void record(int worker, String line) {
     String[] word = line.trim().split(" ", -1);
-    WorkerState state = workers.computeIfAbsent(worker, w -> new WorkerState());
+    int thread = 0;
+    Matcher named = THREAD.matcher(word[0]);
+    if (named.matches()) {
+      thread = Integer.parseInt(named.group(1));
+      word = Arrays.copyOfRange(word, 1, word.length);
+    }
+    HolderState state =
+        holders.computeIfAbsent(new Holder(worker, thread), h -> new HolderState(worker));
     try {
       switch (word[0]) {
         case "WAIT" -> {
@@ -112,7 +146,7 @@ final class History {
           long at = Long.parseLong(word[1]);
           endWait(worker, state, at);
           long planned = word.length > 3 ? Long.parseLong(word[3]) : 0;
-          Section section = new Section(worker, Long.parseLong(word[2]), at, planned);
+          Section section = new Section(worker, thread, Long.parseLong(word[2]), at, planned);
           state.open = section;
           state.byToken.put(section.token, section);
           sections.add(section);
@@ -155,7 +189,7 @@ final class History {
     }
   }
 
-  private void endWait(int worker, WorkerState state, long at) {
+  private void endWait(int worker, HolderState state, long at) {
     Long since = state.waitingSince;
     if (since != null) {
       waits.add(new Wait(worker, since, at));
@@ -163,29 +197,32 @@ final class History {
     }
   }
 
-  /** A worker was killed at {@code at}: its open section and wait end there. */
+  /** A worker was killed at {@code at}: the open sections and waits of its threads end there. */
   synchronized void killed(int worker, long at) {
-    WorkerState state = workers.computeIfAbsent(worker, w -> new WorkerState());
-    Section open = state.open;
-    if (open != null) {
-      open.end = Math.max(open.enter, at);
-      open.endedBy = End.KILLED;
-      state.open = null;
+    for (HolderState state : holders.values()) {
+      if (state.worker != worker) {
+        continue;
+      }
+      Section open = state.open;
+      if (open != null) {
+        open.end = Math.max(open.enter, at);
+        open.endedBy = End.KILLED;
+        state.open = null;
+      }
+      endWait(worker, state, at);
     }
-    endWait(worker, state, at);
   }
 
   /** The run ended at {@code at}: whatever is still open ends there. */
   synchronized void runEnded(long at) {
-    workers.forEach(
-        (worker, state) -> {
-          Section open = state.open;
-          if (open != null) {
-            open.end = Math.max(open.enter, at);
-            state.open = null;
-          }
-          endWait(worker, state, at);
-        });
+    for (HolderState state : holders.values()) {
+      Section open = state.open;
+      if (open != null) {
+        open.end = Math.max(open.enter, at);
+        state.open = null;
+      }
+      endWait(state.worker, state, at);
+    }
   }
 
   synchronized void fault(Fault fault) {
@@ -193,8 +230,8 @@ final class History {
   }
 
   /**
-   * Waits until {@code worker} enters a critical section it plans to hold at least {@code
-   * minHoldMillis}, after any it entered before this call.
+   * Waits until a thread of {@code worker} enters a critical section it plans to hold at least
+   * {@code minHoldMillis}, after any it entered before this call.
    *
    * @return whether it did within the timeout
    */
@@ -219,15 +256,15 @@ final class History {
   }
 
   /**
-   * Waits until {@code worker} is in an acquire call.
+   * Waits until a thread of {@code worker} is in an acquire call.
    *
-   * @return whether it was within the timeout
+   * @return whether one was within the timeout
    */
   synchronized boolean awaitWaiting(int worker, long timeoutNanos) throws InterruptedException {
     long deadline = System.nanoTime() + timeoutNanos;
     while (true) {
-      WorkerState state = workers.get(worker);
-      if (state != null && state.waitingSince != null) {
+      if (holders.values().stream()
+          .anyMatch(state -> state.worker == worker && state.waitingSince != null)) {
         return true;
       }
       long left = deadline - System.nanoTime();
@@ -238,9 +275,10 @@ final class History {
     }
   }
 
+  /** Whether a thread of {@code worker} is inside a critical section. */
   synchronized boolean inSection(int worker) {
-    WorkerState state = workers.get(worker);
-    return state != null && state.open != null;
+    return holders.values().stream()
+        .anyMatch(state -> state.worker == worker && state.open != null);
   }
 
   synchronized List<Section> sections() {

@@ -126,10 +126,8 @@ class FaultAnalysisTest {
     section(1, 101, 0, 100);
     history.record(2, "WAIT " + ms(50));
     history.record(1, "ENTER " + ms(110) + " 102");
-    history.killed(1, ms(200));
-    history.fault(new Fault(FaultKind.KILL_WORKER, 1, true, ms(195), ms(200)));
-    history.record(2, "ENTER " + ms(2400) + " 103");
-    history.record(2, "EXIT " + ms(2420) + " 103 true");
+    kill(1, 200);
+    enterAndExit(2, "", 103, 2400, 2420, "true");
     FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 3, 3);
     assertThat(report.longestFreeAfterDeathMillis()).isEqualTo(2200);
     assertThat(report.longestFreeWhileWaitingMillis()).isEqualTo(2200);
@@ -145,8 +143,7 @@ class FaultAnalysisTest {
     history.record(1, "ENTER " + ms(150) + " 102");
     history.fault(new Fault(FaultKind.PAUSE_HOLDER, 1, true, ms(160), ms(5000)));
     history.fault(new Fault(FaultKind.CRASH_SERVER, -1, false, ms(1000), ms(1500)));
-    history.record(2, "ENTER " + ms(3160) + " 103");
-    history.record(2, "EXIT " + ms(3200) + " 103 true");
+    enterAndExit(2, "", 103, 3160, 3200, "true");
     history.record(1, "EXIT " + ms(5010) + " 102 false");
     FaultReport report = analyse(FaultMode.EXPLICIT_LEASE_LOCK, 3, 3);
     assertThat(report.longestFreeWhileWaitingMillis()).isEqualTo(3000);
@@ -159,8 +156,7 @@ class FaultAnalysisTest {
     section(1, 101, 0, 100);
     history.record(2, "WAIT " + ms(50));
     history.fault(new Fault(FaultKind.FREEZE_CONNECTION, 3, false, ms(90), ms(1500)));
-    history.record(2, "ENTER " + ms(1900) + " 102");
-    history.record(2, "EXIT " + ms(1920) + " 102 true");
+    enterAndExit(2, "", 102, 1900, 1920, "true");
     FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 2);
     assertThat(report.longestFreeDuringWaiterFaultMillis()).isEqualTo(1800);
     assertThat(report.waiterFaultGap()).contains("FREEZE_CONNECTION(worker 3)");
@@ -172,10 +168,74 @@ class FaultAnalysisTest {
   void aGapWithoutFaultsCountsOnlyTheTimeSomeoneWaited() {
     section(1, 101, 0, 100);
     history.record(2, "WAIT " + ms(400));
-    history.record(2, "ENTER " + ms(700) + " 102");
-    history.record(2, "EXIT " + ms(720) + " 102 true");
+    enterAndExit(2, "", 102, 700, 720, "true");
     FaultReport report = analyse(FaultMode.FAIR_LOCK, 2, 2);
     assertThat(report.longestFreeWithoutFaultMillis()).isEqualTo(300);
+  }
+
+  @Test
+  void twoThreadsOfOneWorkerAreTwoHolders() {
+    threadSection(1, 0, 101, 0, 3000);
+    threadSection(1, 1, 102, 2100, 2150);
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 1);
+    assertThat(report.threadsPerWorker()).isEqualTo(2);
+    assertThat(report.unexplainedOverlaps()).isEqualTo(1);
+    assertThat(report.unexplained())
+        .singleElement()
+        .asString()
+        .contains("earlier worker 1#0 token 101")
+        .contains("overlapped by worker 1#1 token 102");
+  }
+
+  @Test
+  void aLossIsToldToTheThreadThatHeldTheGrant() {
+    threadSection(1, 0, 101, 0, 3000);
+    history.record(1, "#1 LOST " + ms(2900) + " 101");
+    threadSection(1, 1, 102, 2100, 2150);
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 1);
+    assertThat(report.toldOfLoss()).isZero();
+    assertThat(report.unexplainedOverlaps()).isEqualTo(1);
+  }
+
+  @Test
+  void aKillEndsEveryThreadOfTheWorkerAndGrantsPassedBetweenThreadsAreCounted() {
+    threadSection(1, 0, 101, 0, 20);
+    threadSection(1, 1, 102, 21, 40);
+    threadSection(2, 0, 103, 41, 60);
+    threadSection(1, 2, 104, 61, 80);
+    history.record(2, "#0 WAIT " + ms(81));
+    history.record(1, "#3 ENTER " + ms(90) + " 105 20");
+    assertThat(history.inSection(1)).isTrue();
+    kill(1, 200);
+    assertThat(history.inSection(1)).isFalse();
+    history.record(2, "#1 WAIT " + ms(300));
+    history.record(2, "#1 FAILED " + ms(1300) + " BackendTimeoutException");
+    enterAndExit(2, "#0 ", 106, 2400, 2420, "true");
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 6, 6);
+    assertThat(report.threadsPerWorker()).isEqualTo(4);
+    // 101 to 102 and 104 to 105 stayed in worker 1; 102 to 103 and 103 to 104 did not.
+    assertThat(report.passedWithinWorker()).isEqualTo(2);
+    assertThat(report.longestFreeAfterDeathMillis()).isEqualTo(2200);
+    assertThat(report.afterDeathGap())
+        .isEqualTo(
+            "2200 ms after worker 1#3 left, until worker 2#0 entered, during no fault;"
+                + " acquire failures {BackendTimeoutException=1}");
+    assertThat(report.unexplainedOverlaps()).isZero();
+  }
+
+  @Test
+  void aWaiterPausedWhileAnotherOfItsThreadsHoldsTheLockStopsThatHolder() {
+    history.record(2, "#0 WAIT " + ms(50));
+    history.record(1, "#0 WAIT " + ms(80));
+    history.record(1, "#1 ENTER " + ms(100) + " 101 20");
+    history.fault(new Fault(FaultKind.PAUSE_WAITER, 1, true, ms(110), ms(5000)));
+    history.record(1, "#1 EXIT " + ms(5010) + " 101 false");
+    history.record(2, "#0 ENTER " + ms(2200) + " 102");
+    history.record(2, "#0 EXIT " + ms(2220) + " 102 true");
+    FaultReport report = analyse(FaultMode.WATCHDOG_LOCK, 2, 2);
+    assertThat(report.holdersHit()).containsEntry(FaultKind.PAUSE_WAITER, 1);
+    assertThat(report.longestFreeAfterDeathMillis()).isEqualTo(2090);
+    assertThat(report.explainedOverlaps()).isEqualTo(1);
   }
 
   @Test
@@ -215,10 +275,38 @@ class FaultAnalysisTest {
 
   private void sectionEndingWith(
       int worker, long token, long enterMs, long exitMs, String valid, String release) {
-    history.record(worker, "WAIT " + ms(enterMs - 1));
-    history.record(worker, "ENTER " + ms(enterMs) + " " + token);
-    history.record(worker, "EXIT " + ms(exitMs) + " " + token + " " + valid);
-    history.record(worker, "RELEASED " + ms(exitMs + 1) + " " + token + " " + release);
+    linesOfSection(worker, "", token, enterMs, exitMs, valid, release);
+  }
+
+  /** A section as a worker's thread prints it, its lines starting with {@code #thread}. */
+  private void threadSection(int worker, int thread, long token, long enterMs, long exitMs) {
+    linesOfSection(worker, "#" + thread + " ", token, enterMs, exitMs, "true", "OK");
+  }
+
+  private void linesOfSection(
+      int worker,
+      String prefix,
+      long token,
+      long enterMs,
+      long exitMs,
+      String valid,
+      String release) {
+    history.record(worker, prefix + "WAIT " + ms(enterMs - 1));
+    enterAndExit(worker, prefix, token, enterMs, exitMs, valid);
+    history.record(worker, prefix + "RELEASED " + ms(exitMs + 1) + " " + token + " " + release);
+  }
+
+  /** A section entered without a printed wait, with no release printed. */
+  private void enterAndExit(
+      int worker, String prefix, long token, long enterMs, long exitMs, String valid) {
+    history.record(worker, prefix + "ENTER " + ms(enterMs) + " " + token);
+    history.record(worker, prefix + "EXIT " + ms(exitMs) + " " + token + " " + valid);
+  }
+
+  /** Worker {@code worker} killed at {@code atMs} by a fault that began 5 ms before. */
+  private void kill(int worker, long atMs) {
+    history.killed(worker, ms(atMs));
+    history.fault(new Fault(FaultKind.KILL_WORKER, worker, true, ms(atMs - 5), ms(atMs)));
   }
 
   private FaultReport analyse(FaultMode mode, long sets, long counter) {
