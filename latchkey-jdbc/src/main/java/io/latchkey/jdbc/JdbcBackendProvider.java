@@ -74,9 +74,14 @@ public final class JdbcBackendProvider implements BackendProvider {
                 "holdConnections", String.valueOf(JdbcBackend.DEFAULT_HOLD_CONNECTIONS)));
     Properties properties = url.properties;
     defaultTimeouts(dialect, url.driverUrl, properties, context);
-    ConnectionPool pool = new ConnectionPool(url.driverUrl, properties, poolSize);
+    ConnectionPool pool =
+        new ConnectionPool(
+            url.driverUrl,
+            boundedIdleTransactions(dialect, url.driverUrl, properties, context),
+            poolSize);
     // Row mode's holds: a pool of their own, so that held locks never take the operations'
-    // connections (it opens nothing until a lock is held).
+    // connections (it opens nothing until a lock is held). Their transactions stay open for as
+    // long as a lock is held, so no idle-transaction bound applies to them.
     ConnectionPool holds = new ConnectionPool(url.driverUrl, properties, holdConnections);
     JdbcBackend.Settings settings =
         new JdbcBackend.Settings(
@@ -126,6 +131,42 @@ public final class JdbcBackendProvider implements BackendProvider {
         // In-process or on the loopback: nothing to bound.
       }
     }
+  }
+
+  /**
+   * The properties of the operations' connections: on PostgreSQL and MariaDB, the server ends a
+   * session that sits inside a transaction for longer than the operation timeout without sending
+   * its next statement, unless the URL sets that itself. An operation's transaction locks the
+   * name's resource row between its round trips; a client stopped there (a GC pause, SIGSTOP, a
+   * frozen network) would otherwise keep every other client of that lock waiting until it resumes,
+   * when its own call has long timed out. The transaction is rolled back: nothing of it is applied.
+   */
+  static Properties boundedIdleTransactions(
+      SqlDialect dialect, String url, Properties properties, BackendContext context) {
+    String lower = url.toLowerCase(Locale.ROOT);
+    long millis = Math.max(1, context.operationTimeout().toMillis());
+    Properties bounded = new Properties();
+    bounded.putAll(properties);
+    switch (dialect) {
+      case POSTGRESQL -> {
+        if (!lower.contains("options=") && !properties.containsKey("options")) {
+          bounded.setProperty("options", "-c idle_in_transaction_session_timeout=" + millis);
+        }
+      }
+      case MARIADB -> {
+        if (lower.startsWith("jdbc:mariadb:")
+            && !lower.contains("sessionvariables=")
+            && !properties.containsKey("sessionVariables")) {
+          // In whole seconds; MariaDB's own variable (a MySQL server would refuse the session).
+          bounded.setProperty(
+              "sessionVariables", "idle_transaction_timeout=" + Math.max(1, (millis + 999) / 1000));
+        }
+      }
+      case H2 -> {
+        // In-process or on the loopback: the server has no such bound.
+      }
+    }
+    return bounded;
   }
 
   private static boolean parseBoolean(String option, String value) {
