@@ -61,11 +61,12 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * GET_LOCK}; statements counted from the general query log) and on H2 (in memory, in this process;
  * table mode, ShedLock and Spring only: H2 has no lock of its own for a floor or advisory mode, and
  * no statement log to count). {@code --database} picks one; all three run by default, one after the
- * other, each with a report of its own.
+ * other, each with a report of its own. {@code --breakdown} instead measures where an uncontended
+ * PostgreSQL cycle's time goes, layer by layer ({@link JdbcBreakdown}).
  *
  * <pre>
  * java -cp latchkey-bench/target/latchkey-benchmarks.jar io.latchkey.bench.JdbcBenchmarks \
- *     [--database postgres|mariadb|h2|all] [--rounds 2] [--settle 2] [--window 5] [--paired 12] \
+ *     [--database postgres|mariadb|h2|all | --breakdown] [--rounds 2] [--settle 2] [--window 5] [--paired 12] \
  *     [--threads 8] [--quick] [--out DIR]
  * </pre>
  */
@@ -159,15 +160,25 @@ public final class JdbcBenchmarks {
   public static void main(String[] args) throws Exception {
     List<String> rest = new ArrayList<>();
     String database = "all";
+    boolean breakdown = false;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--database") && i + 1 < args.length) {
         database = args[++i];
+      } else if (args[i].equals("--breakdown")) {
+        breakdown = true;
       } else {
         rest.add(args[i]);
       }
     }
     PeerComparison.Settings settings =
         PeerComparison.Settings.parse(rest.toArray(String[]::new), "jdbc-benchmark");
+    if (breakdown) {
+      try (PostgresTestServer server = PostgresTestServer.start()) {
+        String url = server.jdbcUrl();
+        JdbcBreakdown.run(url, serverVersion(url, "SHOW server_version"), settings);
+      }
+      return;
+    }
     List<String> databases =
         database.equals("all") ? List.of("postgres", "mariadb", "h2") : List.of(database);
     for (String which : databases) {
@@ -427,7 +438,7 @@ public final class JdbcBenchmarks {
    * PostgreSQL: {@code pg_advisory_lock(k)}, {@code pg_advisory_unlock(k)}; MariaDB: {@code
    * GET_LOCK(name, timeout)}, {@code RELEASE_LOCK(name)}. Both wait in the server's own queue.
    */
-  private static PeerComparison.Peer floor(String label, String url) {
+  static PeerComparison.Peer floor(String label, String url) {
     HikariDataSource pool = pool(url, POOL_SIZE);
     boolean postgres = label.equals(FLOOR);
     return PeerComparison.Peer.of(

@@ -212,29 +212,40 @@ final class LockClients implements AutoCloseable {
     };
   }
 
-  private static Cycle spiCycle(LockStore locks, String name, String owner) {
-    LockRequest request =
-        new LockRequest(
-            name,
-            owner,
-            LockMode.EXCLUSIVE,
-            DEFAULT_WATCHDOG_LEASE.toMillis(),
-            false,
-            LatchkeyOptions.defaults().queueKeepAlive().toMillis());
+  /**
+   * One acquire+release pair on a backend's store called directly, with the requests the engine
+   * would send and no engine; a busy lock is retried at once.
+   */
+  static Cycle spiCycle(LockStore locks, String name, String owner) {
+    LockRequest request = request(name, owner);
     return () -> {
       AcquireResult granted = locks.tryAcquire(request).toCompletableFuture().join();
       while (!granted.isGranted()) {
         Thread.onSpinWait();
         granted = locks.tryAcquire(request).toCompletableFuture().join();
       }
-      GrantRef grant =
-          new GrantRef(new HolderRef(ResourceType.LOCK, name, owner), granted.fencingToken());
-      ReleaseResult released =
-          locks.release(grant, LockMode.EXCLUSIVE).toCompletableFuture().join();
-      if (!released.wasHeld()) {
-        throw new IllegalStateException("the backend lost the hold of " + owner);
-      }
+      release(locks, name, owner, granted.fencingToken());
     };
+  }
+
+  /** The engine's request for an exclusive hold with the watchdog lease. */
+  static LockRequest request(String name, String owner) {
+    return new LockRequest(
+        name,
+        owner,
+        LockMode.EXCLUSIVE,
+        DEFAULT_WATCHDOG_LEASE.toMillis(),
+        false,
+        LatchkeyOptions.defaults().queueKeepAlive().toMillis());
+  }
+
+  /** Releases the exclusive hold {@link #request} was granted, failing if it was not held. */
+  static void release(LockStore locks, String name, String owner, long fencingToken) {
+    GrantRef grant = new GrantRef(new HolderRef(ResourceType.LOCK, name, owner), fencingToken);
+    ReleaseResult released = locks.release(grant, LockMode.EXCLUSIVE).toCompletableFuture().join();
+    if (!released.wasHeld()) {
+      throw new IllegalStateException("the backend lost the hold of " + owner);
+    }
   }
 
   private static Cycle latchkeyCycle(DistributedLock lock, Style style) {
