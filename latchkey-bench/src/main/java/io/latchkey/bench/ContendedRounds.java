@@ -36,7 +36,8 @@ import org.redisson.config.Config;
  *
  * <pre>
  * java -cp latchkey-bench/target/latchkey-benchmarks.jar io.latchkey.bench.ContendedRounds \
- *     [--rounds 3] [--settle 2] [--window 6] [--threads 8] [--warmup 0] [--paired 0]
+ *     [--rounds 3] [--settle 2] [--window 6] [--threads 8] [--warmup 0] [--paired 0] \
+ *     [--decompose 0]
  * </pre>
  *
  * {@code --warmup S} first runs every variant once for S seconds, unmeasured: without it the first
@@ -46,6 +47,12 @@ import org.redisson.config.Config;
  * <p>{@code --paired S} adds {@link PairedLatency} for S seconds (after S/4 s of warm-up) at the
  * end: the uncontended cycle of the floor, latchkey's backend alone, latchkey and Redisson,
  * interleaved.
+ *
+ * <p>{@code --decompose S} adds {@link CycleDecomposition} for S seconds at the very end:
+ * latchkey's uncontended backend cycle taken apart against the floor (the floor, the floor with
+ * latchkey's keys and arguments, latchkey's scripts sent by plain Lettuce, the backend), paired,
+ * then the server's microseconds per cycle of each. {@code --rounds 0 --decompose 12} runs only
+ * that.
  */
 public final class ContendedRounds {
   private ContendedRounds() {}
@@ -135,6 +142,7 @@ public final class ContendedRounds {
     int threads = 8;
     int paired = 0;
     int warmup = 0;
+    int decompose = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
@@ -143,6 +151,7 @@ public final class ContendedRounds {
         case "--threads" -> threads = Integer.parseInt(args[++i]);
         case "--paired" -> paired = Integer.parseInt(args[++i]);
         case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+        case "--decompose" -> decompose = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -188,6 +197,9 @@ public final class ContendedRounds {
                   latencies.meanMicros(),
                   latencies.count()));
         }
+      }
+      if (decompose > 0) {
+        CycleDecomposition.run(server, Duration.ofSeconds(decompose), ContendedRounds::log);
       }
     }
     log("finished " + Instant.now() + ", load " + RedisBenchmarks.loadAverage());
