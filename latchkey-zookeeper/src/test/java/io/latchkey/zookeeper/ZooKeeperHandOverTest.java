@@ -1,11 +1,14 @@
 package io.latchkey.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.Latchkey;
+import io.latchkey.Lease;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
+import io.latchkey.OwnerToken;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
 import io.latchkey.spi.FenceStore;
@@ -27,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
@@ -232,6 +236,54 @@ class ZooKeeperHandOverTest {
       assertThat(b.fencingToken()).isGreaterThan(raised);
       assertThat(get(locks.release(grant(name, "b", b), LockMode.EXCLUSIVE)).wasHeld()).isTrue();
     }
+  }
+
+  /**
+   * Through the engine: an owner that waits behind its own client's holder has no node; another
+   * client queues meanwhile. The holder's release creates the local waiter's node in its multi-op,
+   * behind the other client's, so that client is granted first, and the local waiter, now queued,
+   * gets the lock when that client releases, with a larger token each time.
+   */
+  @Test
+  void aLocalWaiterGivenANodeBehindAnotherClientsWaiterComesAfterIt() throws Exception {
+    String uri = ZooKeeperTestServers.uri(server.getConnectString(), "local-behind");
+    String name = "local-behind";
+    try (Latchkey mine = Latchkey.connect(uri);
+        Latchkey theirs = Latchkey.connect(uri)) {
+      Lease first = mine.lock(name).withOwner(OwnerToken.random()).acquire(Duration.ZERO);
+      CompletableFuture<Lease> second = waiting(mine, name);
+      first.release(); // handed over: from now on the client knows which grant holds the lock
+      Lease holder = second.get(30, TimeUnit.SECONDS);
+
+      CompletableFuture<Lease> local = waiting(mine, name);
+      assertThat(theirs.admin().inspect(name).orElseThrow().queuedWaiters())
+          .as("the local waiter has no node")
+          .isZero();
+      CompletableFuture<Lease> other =
+          theirs.lock(name).acquireAsync(Duration.ofMinutes(1)).toCompletableFuture();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> theirs.admin().inspect(name).orElseThrow().queuedWaiters() == 1);
+
+      holder.release();
+
+      Lease theirsHeld = other.get(30, TimeUnit.SECONDS);
+      assertThat(theirsHeld.fencingToken()).isGreaterThan(holder.fencingToken());
+      assertThat(local).isNotDone();
+      assertThat(theirs.admin().inspect(name).orElseThrow().queuedWaiters()).isEqualTo(1);
+      theirsHeld.release();
+      Lease localHeld = local.get(30, TimeUnit.SECONDS);
+      assertThat(localHeld.fencingToken()).isGreaterThan(theirsHeld.fencingToken());
+      localHeld.release();
+    }
+  }
+
+  private static CompletableFuture<Lease> waiting(Latchkey client, String name) {
+    return client
+        .lock(name)
+        .withOwner(OwnerToken.random())
+        .acquireAsync(Duration.ofMinutes(1))
+        .toCompletableFuture();
   }
 
   /**
