@@ -59,10 +59,7 @@ final class WaitChannels {
    * subscription active, and how many wake-ups had been delivered by then; null otherwise.
    */
   synchronized @Nullable Sighting peek(ResourceType type, String name) {
-    if (channels.isEmpty()) {
-      return null;
-    }
-    Channel channel = channels.get(new Key(type, name));
+    Channel channel = channel(type, name);
     if (channel == null
         || !channel.subscription.isDone()
         || channel.subscription.isCompletedExceptionally()) {
@@ -134,10 +131,7 @@ final class WaitChannels {
    */
   synchronized @Nullable Waiter joinBehindLocalHolder(
       String name, String owner, Acquisition<?> acquisition) {
-    if (channels.isEmpty()) {
-      return null;
-    }
-    Channel channel = channels.get(new Key(ResourceType.LOCK, name));
+    Channel channel = channel(ResourceType.LOCK, name);
     if (channel == null) {
       return null;
     }
@@ -161,10 +155,7 @@ final class WaitChannels {
    * while the previous holder held it).
    */
   synchronized void exclusiveGranted(Hold hold) {
-    if (channels.isEmpty()) {
-      return;
-    }
-    Channel channel = channels.get(new Key(ResourceType.LOCK, hold.ref.name()));
+    Channel channel = channel(ResourceType.LOCK, hold.ref.name());
     if (channel != null) {
       channel.localHolder = hold;
     }
@@ -176,15 +167,10 @@ final class WaitChannels {
    * are woken to try by themselves: whatever the release did, nobody of this client holds the lock
    * now.
    */
-  // Handler futures left unread on purpose: unsubscribing is best effort.
-  @SuppressWarnings("FutureReturnValueIgnored")
   void exclusiveEnded(Hold hold) {
     List<CompletableFuture<Void>> toWake;
     synchronized (this) {
-      if (channels.isEmpty()) {
-        return; // the uncontended case: nothing to allocate
-      }
-      Channel channel = channels.get(new Key(ResourceType.LOCK, hold.ref.name()));
+      Channel channel = channel(ResourceType.LOCK, hold.ref.name());
       if (channel == null || channel.localHolder != hold) {
         return;
       }
@@ -211,10 +197,7 @@ final class WaitChannels {
    * @return the claimed waiter and the attempt to carry, or null if none can be claimed
    */
   synchronized @Nullable HandOver claimNext(String name, String releasingOwner) {
-    if (channels.isEmpty()) {
-      return null;
-    }
-    Channel channel = channels.get(new Key(ResourceType.LOCK, name));
+    Channel channel = channel(ResourceType.LOCK, name);
     if (channel == null) {
       return null;
     }
@@ -325,6 +308,14 @@ final class WaitChannels {
       }
     }
     return targetFound;
+  }
+
+  /**
+   * The channel of a resource, or null; called with the monitor held. With no channel at all (the
+   * uncontended case, on every grant and release) it allocates nothing.
+   */
+  private @Nullable Channel channel(ResourceType type, String name) {
+    return channels.isEmpty() ? null : channels.get(new Key(type, name));
   }
 
   /** A channel as a waiter saw it before its first attempt. */
