@@ -263,6 +263,72 @@ class RedisBackendTest {
     assertThat(connect(server.uri()).lock("restart").tryLock()).isTrue();
   }
 
+  /**
+   * A thread that waits behind a holder of its own client (known to the client once the lock was
+   * handed over within it) waits inside the client, with no place on the server. When a restart
+   * empties the server, the holder's next renewal finds its grant gone (the lease, 20 s, outlasts
+   * the restart: the grant is not lost by its lease running out, which would also release it), and
+   * the local waiter must then try by itself at once: nothing on the server would wake it, and its
+   * longest sleep (the re-check interval, at most a third of the queue keep-alive: a minute here)
+   * is far beyond the test's bound.
+   */
+  @Test
+  void aRestartThatLosesTheHolderWakesTheWaiterBehindItInItsClient() throws Exception {
+    RedisTestServer server = startServer(RedisTestServer.builder());
+    DistributedLock lock =
+        connect(
+                server.uri(),
+                o ->
+                    o.leaseTime(Duration.ofSeconds(20))
+                        .recheckInterval(Duration.ofMinutes(1))
+                        .queueKeepAlive(Duration.ofMinutes(3)))
+            .lock("restart-local");
+    Lease first = lock.acquire(Duration.ZERO);
+    CompletableFuture<Lease> second = acquireOnItsOwnThread(lock, "second");
+    first.release(); // hands the lock over to the second thread
+    Lease held = second.get(10, TimeUnit.SECONDS);
+    AtomicReference<LeaseLostException> heard = new AtomicReference<>();
+    held.onLost(heard::set);
+    CompletableFuture<Lease> third = acquireOnItsOwnThread(lock, "third");
+
+    server.restart(); // without persistence: the holder's record is gone
+
+    Lease after = third.get(15, TimeUnit.SECONDS);
+    assertThat(heard.get()).as("the holder's loss").isNotNull();
+    assertThat(held.isValid()).isFalse();
+    assertThat(after.fencingToken()).isGreaterThan(held.fencingToken());
+  }
+
+  /**
+   * Starts an acquire of the lock on a thread of its own and returns once that thread waits for it.
+   */
+  private static CompletableFuture<Lease> acquireOnItsOwnThread(DistributedLock lock, String name) {
+    AtomicReference<@Nullable Thread> acquirer = new AtomicReference<>();
+    CompletableFuture<Lease> acquired =
+        CompletableFuture.supplyAsync(
+            () -> {
+              acquirer.set(Thread.currentThread());
+              try {
+                return lock.acquire(Duration.ofMinutes(1));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+              }
+            },
+            runnable -> new Thread(runnable, name).start());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Thread thread = acquirer.get();
+              return thread != null
+                  && (thread.getState() == Thread.State.WAITING
+                      || thread.getState() == Thread.State.TIMED_WAITING);
+            });
+    assertThat(acquired).isNotDone();
+    return acquired;
+  }
+
   @Test
   void fencingTokensKeepGrowingWhenARestartLosesTheCounters() throws InterruptedException {
     RedisTestServer server = startServer(RedisTestServer.builder());
