@@ -214,17 +214,29 @@ class MonitorIT {
 
   @Test
   void lsAndInspectShowSemaphoresLeasedSemaphoresAndLatches() throws Exception {
-    client().semaphore("stock").trySetPermits(5);
-    LeasedSemaphore slots = client().leasedSemaphore("slots");
+    assertShowsSynchronizers(
+        uri, client(), slots -> slots.tryAcquire(Duration.ofMinutes(5)).orElseThrow());
+  }
+
+  /**
+   * Checks that {@code ls} and {@code inspect} (tables and JSON) show a semaphore, a leased
+   * semaphore with one granted permit and a latch on {@code uri}, which has none yet.
+   *
+   * @param takePermit takes the one permit of a leased semaphore of 3
+   */
+  static void assertShowsSynchronizers(String uri, Latchkey client, PermitTaker takePermit)
+      throws Exception {
+    client.semaphore("stock").trySetPermits(5);
+    LeasedSemaphore slots = client.leasedSemaphore("slots");
     slots.trySetPermits(3);
-    Lease permit = slots.tryAcquire(Duration.ofMinutes(5)).orElseThrow();
-    client().countDownLatch("boot").trySetCount(4);
+    Lease permit = takePermit.take(slots);
+    client.countDownLatch("boot").trySetCount(4);
 
     Cli.Result ls = Cli.run("ls", "--backend", uri);
 
     assertThat(ls.exitCode()).as(ls.describe()).isZero();
     List<String> lines = ls.stdout().lines().toList();
-    assertThat(lines.get(0)).startsWith("No locks are held on redis://");
+    assertThat(lines.get(0)).startsWith("No locks are held on " + client.backendDescription());
     assertThat(lines.get(2).split(" +")).containsExactly("semaphore", "available");
     assertThat(lines.get(3).split(" +")).containsExactly("stock", "5");
     assertThat(lines.get(5).split(" +"))
@@ -243,7 +255,7 @@ class MonitorIT {
             "alive");
     assertThat(lines.get(6).split(" +"))
         .startsWith("slots", "3", "2", LockView.masked(permit.holderId()))
-        .contains(Long.toString(permit.fencingToken()), client().clientId().substring(0, 8))
+        .contains(Long.toString(permit.fencingToken()), client.clientId().substring(0, 8))
         .endsWith(Long.toString(ProcessHandle.current().pid()), "yes");
     assertThat(lines.subList(8, lines.size())).containsExactly("latch  count", "boot   4");
     assertThat(ls.stdout()).doesNotContain(permit.holderId());
@@ -260,7 +272,7 @@ class MonitorIT {
     Map<?, ?> granted =
         (Map<?, ?>) ((List<?>) Objects.requireNonNull(leased.get("permits"))).get(0);
     assertThat(granted.get("permitId")).isEqualTo(LockView.masked(permit.holderId()));
-    assertThat(granted.get("clientId")).isEqualTo(client().clientId());
+    assertThat(granted.get("clientId")).isEqualTo(client.clientId());
     assertThat(granted.get("clientAlive")).isEqualTo(true);
     assertThat(granted.get("pid")).isEqualTo(ProcessHandle.current().pid());
     assertThat((Long) granted.get("leaseRemainingMillis")).isBetween(1L, 300_000L);
@@ -283,6 +295,11 @@ class MonitorIT {
         .containsEntry("latch", null)
         .containsEntry("synchronizersInspected", true);
     permit.release();
+  }
+
+  /** Takes a permit of a leased semaphore. */
+  interface PermitTaker {
+    Lease take(LeasedSemaphore semaphore) throws Exception;
   }
 
   @Test

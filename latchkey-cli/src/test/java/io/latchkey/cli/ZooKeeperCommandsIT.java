@@ -2,6 +2,7 @@ package io.latchkey.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,6 +13,17 @@ class ZooKeeperCommandsIT extends SharedBackendCommands {
   @Override
   ServerForTests startServer() {
     return ServerForTests.zooKeeper();
+  }
+
+  @Override
+  boolean inspectsSynchronizers() {
+    return true;
+  }
+
+  /** A watchdog permit: its lease left is the holder's session timeout (3 s here). */
+  @Test
+  void lsAndInspectShowSemaphoresLeasedSemaphoresAndLatches() throws Exception {
+    MonitorIT.assertShowsSynchronizers(uri, client(), slots -> slots.acquire(Duration.ZERO));
   }
 
   @Test

@@ -2,18 +2,25 @@ package io.latchkey.zookeeper;
 
 import io.latchkey.ClientInfo;
 import io.latchkey.HolderInfo;
+import io.latchkey.LatchInfo;
+import io.latchkey.LeasedSemaphoreInfo;
 import io.latchkey.LockInfo;
 import io.latchkey.LockMode;
+import io.latchkey.PermitInfo;
+import io.latchkey.SemaphoreInfo;
 import io.latchkey.spi.AdminStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.LongFunction;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
@@ -26,13 +33,32 @@ import org.jspecify.annotations.Nullable;
  * <p>Presence records are ephemeral nodes under {@code /clients}, so a dead client's record goes
  * with its session; each also carries its time to live and counts as gone once the server's clock
  * passes its last write plus that time (the server's time is read by writing {@code /clock}).
+ *
+ * <p>Semaphores and latches are their counter nodes ({@link ZooKeeperCounters}); a latch's node is
+ * deleted at zero. A leased semaphore is its total and its permit nodes, read one after the other
+ * (not one snapshot: a monitor's view), the permits in grant order: by creation zxid, which is
+ * their fencing token. A permit's remaining lease is what the node tree tells:
+ *
+ * <ul>
+ *   <li>a TTL permit (explicit lease): its lease ({@code leaseMs}, written into the node) from the
+ *       node's creation, by the server's clock; one whose lease has run out is not shown, although
+ *       it still counts against the total ({@link ZooKeeperLeasedSemaphoreStore#availablePermits})
+ *       until the server deletes it;
+ *   <li>an ephemeral permit (watchdog): no deadline exists, since the node lives as long as its
+ *       client's session. Shown, as for a lock's holder, is that client's session timeout ({@code
+ *       sessionTimeoutMs}, written into the node): the longest the permit outlives its client. A
+ *       permit node without it (made by a latchkey before it was written) shows {@link
+ *       Duration#ZERO}: not known.
+ * </ul>
  */
 final class ZooKeeperAdminStore implements AdminStore {
   private final ZooKeeperCalls calls;
+  private final ZooKeeperCounters counters;
   private final LockLayout layout;
 
-  ZooKeeperAdminStore(ZooKeeperCalls calls, LockLayout layout) {
+  ZooKeeperAdminStore(ZooKeeperCalls calls, ZooKeeperCounters counters, LockLayout layout) {
     this.calls = calls;
+    this.counters = counters;
     this.layout = layout;
   }
 
@@ -65,15 +91,7 @@ final class ZooKeeperAdminStore implements AdminStore {
                                             : null,
                                         read.stat())));
               }
-              return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
-                  .thenApply(
-                      done ->
-                          LockQueue.of(
-                              reads.stream()
-                                  .map(CompletableFuture::join)
-                                  .filter(Objects::nonNull)
-                                  .toList(),
-                              LockFence.of(children)));
+              return present(reads).thenApply(read -> LockQueue.of(read, LockFence.of(children)));
             });
   }
 
@@ -162,20 +180,7 @@ final class ZooKeeperAdminStore implements AdminStore {
       // A Curator layout's locks are anywhere in the tree: only a named lock can be inspected.
       return CompletableFuture.completedFuture(List.of());
     }
-    return calls
-        .children(ZooKeeperPaths.LOCKS)
-        .thenCompose(
-            segments -> {
-              List<CompletableFuture<Optional<LockInfo>>> infos =
-                  segments.stream().map(ZooKeeperPaths::name).map(this::inspect).toList();
-              return CompletableFuture.allOf(infos.toArray(CompletableFuture[]::new))
-                  .thenApply(
-                      done ->
-                          infos.stream()
-                              .map(CompletableFuture::join)
-                              .flatMap(Optional::stream)
-                              .toList());
-            });
+    return listAll(ZooKeeperPaths.LOCKS, this::inspect, LockInfo::name);
   }
 
   @Override
@@ -186,19 +191,11 @@ final class ZooKeeperAdminStore implements AdminStore {
                 calls
                     .children(ZooKeeperPaths.CLIENTS)
                     .thenCompose(
-                        ids -> {
-                          List<CompletableFuture<@Nullable ClientInfo>> reads =
-                              ids.stream()
-                                  .map(id -> presence(ZooKeeperPaths.CLIENTS + "/" + id, now))
-                                  .toList();
-                          return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
-                              .thenApply(
-                                  done ->
-                                      reads.stream()
-                                          .map(CompletableFuture::join)
-                                          .filter(Objects::nonNull)
-                                          .toList());
-                        }));
+                        ids ->
+                            present(
+                                ids.stream()
+                                    .map(id -> presence(ZooKeeperPaths.CLIENTS + "/" + id, now))
+                                    .toList())));
   }
 
   private CompletableFuture<@Nullable ClientInfo> presence(String path, long now) {
@@ -264,5 +261,144 @@ final class ZooKeeperAdminStore implements AdminStore {
   @Override
   public CompletableFuture<Void> leave(String clientId) {
     return calls.delete(ZooKeeperPaths.client(clientId), -1).thenApply(code -> null);
+  }
+
+  @Override
+  public CompletableFuture<Optional<SemaphoreInfo>> inspectSemaphore(String name) {
+    return inspectCounter(
+        ZooKeeperPaths.semaphore(name), value -> new SemaphoreInfo(name, Math.toIntExact(value)));
+  }
+
+  @Override
+  public CompletableFuture<List<SemaphoreInfo>> listSemaphores() {
+    return listAll(ZooKeeperPaths.SEMAPHORES, this::inspectSemaphore, SemaphoreInfo::name);
+  }
+
+  @Override
+  public CompletableFuture<Optional<LatchInfo>> inspectLatch(String name) {
+    return inspectCounter(
+        ZooKeeperPaths.latch(name), count -> count > 0 ? new LatchInfo(name, count) : null);
+  }
+
+  /**
+   * @param path a counter's node
+   * @param info what its value shows, or null for nothing
+   * @return that, or empty if the node does not exist
+   */
+  private <T> CompletableFuture<Optional<T>> inspectCounter(
+      String path, LongFunction<@Nullable T> info) {
+    return counters
+        .read(path)
+        .thenApply(
+            counter ->
+                counter.exists()
+                    ? Optional.ofNullable(info.apply(counter.value()))
+                    : Optional.empty());
+  }
+
+  @Override
+  public CompletableFuture<List<LatchInfo>> listLatches() {
+    return listAll(ZooKeeperPaths.LATCHES, this::inspectLatch, LatchInfo::name);
+  }
+
+  @Override
+  public CompletableFuture<Optional<LeasedSemaphoreInfo>> inspectLeasedSemaphore(String name) {
+    return serverTime().thenCompose(now -> leasedSemaphore(name, now));
+  }
+
+  @Override
+  public CompletableFuture<List<LeasedSemaphoreInfo>> listLeasedSemaphores() {
+    return serverTime()
+        .thenCompose(
+            now ->
+                listAll(
+                    ZooKeeperPaths.LEASED_SEMAPHORES,
+                    name -> leasedSemaphore(name, now),
+                    LeasedSemaphoreInfo::name));
+  }
+
+  /**
+   * @param now the server's clock, read before the permits
+   * @return the total and the permits whose leases have not run out, in grant order; empty without
+   *     a total
+   */
+  private CompletableFuture<Optional<LeasedSemaphoreInfo>> leasedSemaphore(String name, long now) {
+    String semaphore = ZooKeeperPaths.leasedSemaphore(name);
+    return counters
+        .read(semaphore)
+        .thenCompose(
+            total -> {
+              if (!total.exists()) {
+                return CompletableFuture.completedFuture(Optional.empty());
+              }
+              return calls
+                  .children(semaphore)
+                  .thenCompose(
+                      children ->
+                          present(
+                              children.stream()
+                                  .filter(child -> child.startsWith(ZooKeeperPaths.PERMIT_PREFIX))
+                                  .map(child -> permit(semaphore + "/" + child, now))
+                                  .toList()))
+                  .thenApply(
+                      permits ->
+                          Optional.of(
+                              new LeasedSemaphoreInfo(
+                                  name,
+                                  Math.toIntExact(total.value()),
+                                  permits.stream()
+                                      .sorted(Comparator.comparingLong(PermitInfo::fencingToken))
+                                      .toList())));
+            });
+  }
+
+  /**
+   * @param path a permit's node
+   * @param now the server's clock, read before the node
+   * @return the permit, or null if it is gone or its lease has run out
+   */
+  private CompletableFuture<@Nullable PermitInfo> permit(String path, long now) {
+    String node = path.substring(path.lastIndexOf('/') + 1);
+    return calls
+        .read(path)
+        .thenApply(
+            read ->
+                read == null ? null : ZooKeeperLeasedSemaphoreStore.permitInfo(node, read, now));
+  }
+
+  /**
+   * Lists the records under {@code parent} by inspecting each of its children's names.
+   *
+   * @param parent the node whose children are the records' segments
+   * @param inspect inspects one name
+   * @param nameOf a record's name
+   * @return the records that exist, by name
+   */
+  private <T> CompletableFuture<List<T>> listAll(
+      String parent,
+      Function<String, CompletableFuture<Optional<T>>> inspect,
+      Function<T, String> nameOf) {
+    return calls
+        .children(parent)
+        .thenCompose(
+            segments ->
+                present(
+                    segments.stream()
+                        .map(ZooKeeperPaths::name)
+                        .map(name -> inspect.apply(name).thenApply(found -> found.orElse(null)))
+                        .toList()))
+        .thenApply(found -> found.stream().sorted(Comparator.comparing(nameOf)).toList());
+  }
+
+  /**
+   * @param reads reads under way
+   * @return their answers once all are in, in the same order, without the nulls (nodes that were
+   *     gone)
+   */
+  private static <T> CompletableFuture<List<T>> present(
+      List<CompletableFuture<@Nullable T>> reads) {
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(
+            done -> reads.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList());
   }
 }

@@ -128,7 +128,8 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
           Feature.CONNECTION_BOUND_HOLDS,
           Feature.WAKEUP_WATCH,
           Feature.ADMIN,
-          Feature.PRESENCE);
+          Feature.PRESENCE,
+          Feature.SYNCHRONIZER_INSPECTION);
 
   private final CuratorFramework client;
   private final boolean ownsClient;
@@ -235,7 +236,7 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
         new ZooKeeperLeasedSemaphoreStore(
             calls, counters, this::sessionTimeoutMillis, stranded, ttlNodes, description, self);
     this.latches = new ZooKeeperLatchStore(counters);
-    this.admin = new ZooKeeperAdminStore(calls, layout);
+    this.admin = new ZooKeeperAdminStore(calls, counters, layout);
     // A Curator layout's lock directories are shared with Curator, which must not meet a fence.
     this.fences =
         layout == LockLayout.LATCHKEY

@@ -1,9 +1,11 @@
 package io.latchkey.zookeeper;
 
 import io.latchkey.Feature;
+import io.latchkey.PermitInfo;
 import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.LeasedSemaphoreStore;
+import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +15,7 @@ import java.util.function.LongSupplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Leased semaphores as lease nodes, in the manner of Curator's {@code InterProcessSemaphoreV2}: the
@@ -54,6 +57,15 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
 
   /** A permit without a TTL: an ephemeral node. */
   private static final long SESSION_BOUND = -1;
+
+  /** The field of a permit's data that names the client that took it. */
+  private static final String CLIENT_FIELD = "client";
+
+  /** The field of a TTL permit's data that holds its lease (its time to live). */
+  private static final String LEASE_FIELD = "leaseMs";
+
+  /** The field of an ephemeral permit's data that holds its client's session timeout. */
+  private static final String SESSION_TIMEOUT_FIELD = "sessionTimeoutMs";
 
   private final ZooKeeperCalls calls;
   private final ZooKeeperCounters counters;
@@ -207,19 +219,53 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   }
 
   /**
-   * A permit node's data, as {@link NodeFields} for an operator's {@code zkCli get}: who took it
-   * and, for a TTL node, its lease (the server shows clients no owner or time to live for a TTL
-   * node).
+   * A permit node's data, as {@link NodeFields} for an operator's {@code zkCli get} and for {@link
+   * ZooKeeperAdminStore}: who took it and, for a TTL node, its lease (the server shows clients no
+   * owner or time to live for a TTL node), else the session timeout of the client that took it (how
+   * long the ephemeral node outlives that client, which the server does not show either).
    */
   private byte[] permitData(long ttlMillis) {
     Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("client", self.clientId());
+    fields.put(CLIENT_FIELD, self.clientId());
     fields.put("host", self.host());
     fields.put("pid", self.pid());
-    if (ttlMillis != SESSION_BOUND) {
-      fields.put("leaseMs", ttlMillis);
+    if (ttlMillis == SESSION_BOUND) {
+      fields.put(SESSION_TIMEOUT_FIELD, sessionTimeoutMillis.getAsLong());
+    } else {
+      fields.put(LEASE_FIELD, ttlMillis);
     }
     return NodeFields.encode(fields);
+  }
+
+  /**
+   * Reads a permit node back for the operator's view ({@link ZooKeeperAdminStore} documents the
+   * remaining lease it shows).
+   *
+   * @param node the permit's node name ({@code p-{permit id}})
+   * @param read the node's data and stat
+   * @param now the server's clock, read before the node
+   * @return the permit, or null if its explicit lease has run out
+   */
+  static @Nullable PermitInfo permitInfo(String node, ZooKeeperCalls.Read read, long now) {
+    Map<String, String> fields = NodeFields.decode(read.data());
+    long created = read.stat().getMtime(); // never written after its creation
+    String lease = fields.get(LEASE_FIELD);
+    long remaining;
+    if (lease != null) {
+      long leaseMillis = Long.parseLong(lease);
+      // Capped: a node made after the clock was read would otherwise show more than its lease.
+      remaining = Math.min(leaseMillis, created + leaseMillis - now);
+      if (remaining <= 0) {
+        return null;
+      }
+    } else {
+      remaining = Long.parseLong(fields.getOrDefault(SESSION_TIMEOUT_FIELD, "0"));
+    }
+    return new PermitInfo(
+        ZooKeeperPaths.name(node.substring(ZooKeeperPaths.PERMIT_PREFIX.length())),
+        fields.getOrDefault(CLIENT_FIELD, ""),
+        Duration.ofMillis(remaining),
+        read.stat().getCzxid());
   }
 
   /**
