@@ -384,13 +384,28 @@ final class ZooKeeperCalls {
   }
 
   /**
+   * How often a create is sent again when a parent was missing: an empty parent container can be
+   * removed by the server between Curator's creation of the parents and its create of the node.
+   */
+  private static final int CREATES_FOR_MISSING_PARENTS = 5;
+
+  /**
    * Creates a node, and its missing parents as containers (which the server removes once empty).
+   * Curator makes missing parents and sends the create again once; but a parent it found, or made,
+   * is itself an empty container (say the directory of all locks when no lock is held) that the
+   * server's container manager may remove before the child's create arrives, and Curator then
+   * answers NONODE. A NONODE answer created nothing, so the create is sent again, a few times.
    *
    * @param mode how the node lives
    * @return the answer: OK or NODEEXISTS; other codes fail the stage
    */
   CompletableFuture<Created> create(
       String path, byte[] data, org.apache.zookeeper.CreateMode mode) {
+    return create(path, data, mode, 1);
+  }
+
+  private CompletableFuture<Created> create(
+      String path, byte[] data, org.apache.zookeeper.CreateMode mode, int attempt) {
     return send((callback, on) ->
             client
                 .create()
@@ -398,16 +413,20 @@ final class ZooKeeperCalls {
                 .withMode(mode)
                 .inBackground(callback, on)
                 .forPath(path, data))
-        .thenApply(
+        .thenCompose(
             event -> {
               KeeperException.Code code = code(event);
+              if (code == KeeperException.Code.NONODE && attempt < CREATES_FOR_MISSING_PARENTS) {
+                return create(path, data, mode, attempt + 1);
+              }
               if (code == KeeperException.Code.NODEEXISTS) {
-                return new Created(code, null, null);
+                return CompletableFuture.completedFuture(new Created(code, null, null));
               }
               if (code != KeeperException.Code.OK) {
-                throw new java.util.concurrent.CompletionException(failure(event));
+                return CompletableFuture.failedFuture(failure(event));
               }
-              return new Created(code, event.getName(), event.getStat());
+              return CompletableFuture.completedFuture(
+                  new Created(code, event.getName(), event.getStat()));
             });
   }
 }
