@@ -36,14 +36,7 @@ public final class MariaDbTestServer extends SqlTestServer {
               + " install the mariadb-server package");
     }
     MariaDbTestServer server = new MariaDbTestServer(daemon, installer);
-    try {
-      server.initialise();
-      server.launch();
-      return server;
-    } catch (IOException | RuntimeException e) {
-      server.close();
-      throw new IllegalStateException("MariaDB did not start: " + e.getMessage(), e);
-    }
+    return initialiseAndLaunch(server, "MariaDB");
   }
 
   /**

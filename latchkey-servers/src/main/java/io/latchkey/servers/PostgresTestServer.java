@@ -43,14 +43,7 @@ public final class PostgresTestServer extends SqlTestServer {
     }
     PostgresTestServer server =
         new PostgresTestServer(java.util.Objects.requireNonNull(initdb.getParent()));
-    try {
-      server.initialise();
-      server.launch();
-      return server;
-    } catch (IOException | RuntimeException e) {
-      server.close();
-      throw new IllegalStateException("PostgreSQL did not start: " + e.getMessage(), e);
-    }
+    return initialiseAndLaunch(server, "PostgreSQL");
   }
 
   /**

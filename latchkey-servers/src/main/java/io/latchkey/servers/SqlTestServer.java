@@ -91,6 +91,25 @@ public abstract class SqlTestServer implements AutoCloseable {
     return directory.resolve("server.log");
   }
 
+  /**
+   * Prepares and starts a new server, or closes it (its directory deleted) if either step fails.
+   *
+   * @param server a server made but not started
+   * @param database the database's name, for the failure's message
+   * @return {@code server}, accepting connections
+   * @throws IllegalStateException if it did not start
+   */
+  protected static <S extends SqlTestServer> S initialiseAndLaunch(S server, String database) {
+    try {
+      server.initialise();
+      server.launch();
+      return server;
+    } catch (IOException | RuntimeException e) {
+      server.close();
+      throw new IllegalStateException(database + " did not start: " + e.getMessage(), e);
+    }
+  }
+
   /** Starts the server; returns once it accepts connections. */
   protected final void launch() {
     Process started;
