@@ -12,11 +12,11 @@ import org.apache.curator.test.TestingServer;
  * the server's settings read from system properties (TTL nodes, the container check interval) then
  * hold for it alone, and the test can SIGKILL or SIGSTOP it as a real server.
  *
- * <p>Arguments, {@code key=value}, all optional: {@code port} (a free one if missing), {@code
- * dataDir} (kept when the server ends; a temporary one, deleted, if missing), {@code ttlCheckMs}
- * (if given, the server takes TTL nodes and its container manager reaps every that many
- * milliseconds; if missing, it runs without TTL nodes, as servers do by default). It prints {@code
- * SERVING {connect string}} and serves until its standard input closes.
+ * <p>Arguments, {@code key=value}: {@code dataDir} (kept when the server ends, so that a restart
+ * finds its data), {@code port} (a free one if missing), {@code ttlCheckMs} (if given, the server
+ * takes TTL nodes and its container manager reaps every that many milliseconds; if missing, it runs
+ * without TTL nodes, as servers do by default). It prints {@code SERVING {connect string}} and
+ * serves until its standard input closes.
  */
 final class ForkedZooKeeperServer {
   private ForkedZooKeeperServer() {}
@@ -31,14 +31,13 @@ final class ForkedZooKeeperServer {
       throw new IllegalStateException(
           "a server without ttlCheckMs must run without zookeeper.extendedTypesEnabled");
     }
-    String dataDir = args.optional("dataDir");
     InstanceSpec spec =
         new InstanceSpec(
-            dataDir == null ? null : new File(dataDir),
+            new File(args.required("dataDir")),
             (int) args.number("port", -1),
             -1,
             -1,
-            dataDir == null,
+            false,
             -1,
             ZooKeeperTestServers.TICK_MILLIS,
             0);
