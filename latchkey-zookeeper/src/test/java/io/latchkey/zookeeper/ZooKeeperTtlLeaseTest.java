@@ -274,10 +274,8 @@ class ZooKeeperTtlLeaseTest {
 
   @Test
   void aServerWithoutTtlNodesRefusesExplicitPermitLeasesNamingTheSetting() throws Exception {
-    try (WorkerJvm plainServer =
-        WorkerJvm.start(PlainZooKeeperServer.class, List.of(), line -> {})) {
-      String connectString = plainServer.awaitLine("SERVING", Duration.ofSeconds(60));
-      String plainUri = ZooKeeperTestServers.uri(connectString, NAMESPACE);
+    try (ZooKeeperServerJvm plainServer = ZooKeeperServerJvm.withoutTtlNodes()) {
+      String plainUri = ZooKeeperTestServers.uri(plainServer.connectString(), NAMESPACE);
       Latchkey latchkey = client(plainUri);
       String name = uniqueName("ttl-refused");
       LeasedSemaphore semaphore = latchkey.leasedSemaphore(name);

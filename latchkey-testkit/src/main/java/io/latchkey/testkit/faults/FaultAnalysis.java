@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  *       first. Between the merged occupied intervals the lock was free; the part of such a gap
  *       during which some worker was in an acquire call is "free while waiting". A gap that follows
  *       a section cut short by a stop or kill, with no other fault overlapping it, is measured
- *       against lease + renew interval.
+ *       against the liveness bound: lease + renew interval (plus the server's reap delay for
+ *       permits with an explicit lease, see {@link ServerControl#explicitPermitReapDelay()}).
  *   <li><b>Stale writes.</b> The store's record is replayed: an accepted write must carry a token
  *       above every token accepted before it. A write accepted after a grant with a higher token
  *       had entered is counted as "superseded": fencing cannot stop it, as the newer holder had not
@@ -45,12 +46,22 @@ final class FaultAnalysis {
 
   private final FaultMode mode;
   private final long leaseNanos;
-  private final long renewNanos;
+  private final long livenessBoundNanos;
 
-  FaultAnalysis(FaultMode mode, long leaseNanos, long renewNanos) {
+  /**
+   * @param permitReapNanos the server's {@linkplain ServerControl#explicitPermitReapDelay() reap
+   *     delay} for permits with an explicit lease; counts only in {@link
+   *     FaultMode#EXPLICIT_LEASE_SEMAPHORE}
+   */
+  FaultAnalysis(FaultMode mode, long leaseNanos, long renewNanos, long permitReapNanos) {
     this.mode = mode;
     this.leaseNanos = leaseNanos;
-    this.renewNanos = renewNanos;
+    // The lease and a renew interval (it may have been renewed just before the death), and the
+    // server's delay in deleting a permit that ran out.
+    this.livenessBoundNanos =
+        leaseNanos
+            + renewNanos
+            + (mode == FaultMode.EXPLICIT_LEASE_SEMAPHORE ? permitReapNanos : 0);
   }
 
   FaultReport analyse(
@@ -169,7 +180,7 @@ final class FaultAnalysis {
         liveness.quiet(),
         liveness.waiterFaulted(),
         liveness.waiterFaultedGap(),
-        TimeUnit.NANOSECONDS.toMillis(leaseNanos + renewNanos),
+        TimeUnit.NANOSECONDS.toMillis(livenessBoundNanos),
         history.acquireFailures(),
         history.releaseOutcomes(),
         sections.stream().filter(Section::told).count(),

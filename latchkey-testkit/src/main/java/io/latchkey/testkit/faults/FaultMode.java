@@ -11,7 +11,13 @@ public enum FaultMode {
   /**
    * {@code leasedSemaphore(name)} with one permit, {@code acquire(wait)}, renewed by the watchdog.
    */
-  LEASED_SEMAPHORE(false);
+  LEASED_SEMAPHORE(false),
+  /**
+   * {@code leasedSemaphore(name)} with one permit, {@code acquire(wait, lease)}: the permit runs
+   * out after its lease, never renewed, and the backend frees it by itself (ZooKeeper: a TTL node
+   * that the server deletes, up to {@link ServerControl#explicitPermitReapDelay()} late).
+   */
+  EXPLICIT_LEASE_SEMAPHORE(true);
 
   private final boolean explicitLease;
 

@@ -52,7 +52,8 @@ import java.util.Map;
  *     place kept for a stopped or cut-off waiter
  * @param waiterFaultGap a description of that longest gap and its faults
  * @param livenessBoundMillis the target for {@code longestFreeAfterDeathMillis}: lease plus renew
- *     interval
+ *     interval, plus the server's {@linkplain ServerControl#explicitPermitReapDelay() reap delay}
+ *     for permits with an explicit lease
  * @param acquireFailures acquires that threw, by exception
  * @param releaseOutcomes releases, by outcome ({@code OK}, {@code LOST}, {@code ERROR:...})
  * @param toldOfLoss grants whose holder was told it lost the lease

@@ -124,7 +124,11 @@ public final class FaultRun {
       slots.stopAll();
       history.runEnded(System.nanoTime());
       FaultReport report =
-          new FaultAnalysis(mode, lease.toNanos(), renewInterval.toNanos())
+          new FaultAnalysis(
+                  mode,
+                  lease.toNanos(),
+                  renewInterval.toNanos(),
+                  server.explicitPermitReapDelay().toNanos())
               .analyse(
                   history,
                   store.writes(),

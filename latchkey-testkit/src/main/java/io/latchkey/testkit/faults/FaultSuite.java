@@ -31,8 +31,9 @@ import org.assertj.core.api.SoftAssertions;
  * </ul>
  *
  * The targets: no worker error, no unexplained overlap, no stale write accepted, no repeated token
- * and, where the backend promises it, the lock free for at most lease + renew interval after a
- * holder died.
+ * and, where the backend promises it, the lock free for at most lease + renew interval (plus the
+ * server's {@linkplain ServerControl#explicitPermitReapDelay() reap delay} for permits with an
+ * explicit lease) after a holder died.
  */
 public final class FaultSuite {
   /** System property: how long each mode runs. */

@@ -185,13 +185,16 @@ public final class FaultWorker {
       case WATCHDOG_LOCK -> latchkey.lock(name).acquire(wait);
       case EXPLICIT_LEASE_LOCK -> latchkey.lock(name).acquire(wait, lease);
       case FAIR_LOCK -> latchkey.fairLock(name).acquire(wait);
-      case LEASED_SEMAPHORE -> {
-        LeasedSemaphore semaphore = latchkey.leasedSemaphore(name);
-        // Every time: a server that lost its data forgets the number of permits too.
-        semaphore.trySetPermits(1);
-        yield semaphore.acquire(wait);
-      }
+      case LEASED_SEMAPHORE -> onePermit(latchkey, name).acquire(wait);
+      case EXPLICIT_LEASE_SEMAPHORE -> onePermit(latchkey, name).acquire(wait, lease);
     };
+  }
+
+  private static LeasedSemaphore onePermit(Latchkey latchkey, String name) {
+    LeasedSemaphore semaphore = latchkey.leasedSemaphore(name);
+    // Every time: a server that lost its data forgets the number of permits too.
+    semaphore.trySetPermits(1);
+    return semaphore;
   }
 
   private static String release(Lease held) {

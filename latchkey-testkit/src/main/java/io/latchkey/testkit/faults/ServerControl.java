@@ -50,4 +50,16 @@ public interface ServerControl {
    *     FaultKind#PAUSE_SERVER}
    */
   void pause(Duration duration);
+
+  /**
+   * How long after its lease has run out the server may still keep a permit with an explicit lease
+   * that nobody released: zero where the lease's end frees it (a key's expiry, a time compared by
+   * every call), the check interval where the server deletes such permits periodically (ZooKeeper's
+   * TTL nodes). {@link FaultMode#EXPLICIT_LEASE_SEMAPHORE}'s liveness bound includes it.
+   *
+   * @return the delay, zero by default
+   */
+  default Duration explicitPermitReapDelay() {
+    return Duration.ZERO;
+  }
 }

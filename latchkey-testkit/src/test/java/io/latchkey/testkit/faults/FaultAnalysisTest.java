@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 class FaultAnalysisTest {
   private static final long LEASE = ms(2000);
   private static final long RENEW = ms(666);
+  private static final long REAP = ms(250);
 
   private final History history = new History();
   private final List<FencedStore.Write> writes = new ArrayList<>();
@@ -134,6 +135,22 @@ class FaultAnalysisTest {
     // Between worker 1's two sections worker 2 waited 10 ms with no fault about.
     assertThat(report.longestFreeWithoutFaultMillis()).isEqualTo(10);
     assertThat(report.livenessBoundMillis()).isEqualTo(2666);
+  }
+
+  @Test
+  void theBoundOfPermitsWithAnExplicitLeaseIncludesTheServersReapDelayAndNoOtherModesDoes() {
+    history.record(1, "ENTER " + ms(0) + " 101");
+    history.record(2, "WAIT " + ms(10));
+    kill(1, 100);
+    enterAndExit(2, "", 102, 2900, 2920, "true");
+
+    FaultReport permits = analyse(FaultMode.EXPLICIT_LEASE_SEMAPHORE, 1, 1);
+    assertThat(permits.longestFreeAfterDeathMillis()).isEqualTo(2800);
+    assertThat(permits.livenessBoundMillis())
+        .as("lease + renew interval + reap delay")
+        .isEqualTo(2916);
+    assertThat(analyse(FaultMode.EXPLICIT_LEASE_LOCK, 1, 1).livenessBoundMillis()).isEqualTo(2666);
+    assertThat(analyse(FaultMode.LEASED_SEMAPHORE, 1, 1).livenessBoundMillis()).isEqualTo(2666);
   }
 
   @Test
@@ -311,7 +328,8 @@ class FaultAnalysisTest {
 
   private FaultReport analyse(FaultMode mode, long sets, long counter) {
     history.runEnded(ms(100_000));
-    return new FaultAnalysis(mode, LEASE, RENEW).analyse(history, writes, sets, counter, 42, 1000);
+    return new FaultAnalysis(mode, LEASE, RENEW, REAP)
+        .analyse(history, writes, sets, counter, 42, 1000);
   }
 
   private static long ms(long millis) {
