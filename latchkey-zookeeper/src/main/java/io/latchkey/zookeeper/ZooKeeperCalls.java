@@ -128,12 +128,15 @@ final class ZooKeeperCalls {
   }
 
   /**
-   * A node's children and its data version, read together.
+   * A node's children and its stat, read together.
    *
    * @param children the children's names
    * @param version the node's data version, or -1 if it does not exist
+   * @param childrenZxid the zxid of the last change of its children (its {@code pzxid}), or -1 if
+   *     it does not exist: a listing whose {@code childrenZxid} is at least a child's creation zxid
+   *     was read after that creation
    */
-  record Listing(java.util.List<String> children, int version) {}
+  record Listing(java.util.List<String> children, int version, long childrenZxid) {}
 
   /**
    * @param path a node
@@ -153,7 +156,7 @@ final class ZooKeeperCalls {
             event -> {
               KeeperException.Code code = code(event);
               if (code == KeeperException.Code.NONODE) {
-                return new Listing(java.util.List.of(), -1);
+                return new Listing(java.util.List.of(), -1, -1);
               }
               if (code != KeeperException.Code.OK) {
                 throw new java.util.concurrent.CompletionException(failure(event));
@@ -161,7 +164,8 @@ final class ZooKeeperCalls {
               Stat stat = event.getStat();
               return new Listing(
                   java.util.List.copyOf(event.getChildren()),
-                  stat == null ? -1 : stat.getVersion());
+                  stat == null ? -1 : stat.getVersion(),
+                  stat == null ? -1 : stat.getPzxid());
             });
   }
 

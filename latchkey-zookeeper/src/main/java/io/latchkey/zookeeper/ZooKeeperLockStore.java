@@ -44,6 +44,16 @@ import org.jspecify.annotations.Nullable;
  * owner's digest and takes the grant when it reaches the front, without writing anything: an
  * uncontended acquire and release cost one create and one delete.
  *
+ * <p>The listing is sent right behind the create, without waiting for its answer, so that an
+ * uncontended acquire takes one round trip. ZooKeeper executes one session's requests in the order
+ * they were sent, and a server holds a session's read until the session's earlier writes are
+ * applied (its {@code CommitProcessor}, a follower's too), so the listing normally shows the new
+ * node. It is only taken as the listing after the create when it proves so: the directory's {@code
+ * pzxid} (the zxid of its last change of children) is at least the node's creation zxid. Else (the
+ * create had to make the directory first, and Curator sent it again after the listing; Curator
+ * queued the calls while disconnected; the listing failed) the directory is listed again once the
+ * create is answered, as if nothing had been sent behind it.
+ *
  * <p>The fencing token of a grant is its node's creation zxid: grants of one name are made in node
  * order, which is creation order, and zxids grow across the whole ensemble, leader fail-overs
  * included. Plus an offset, once a quorum raised the lock ({@link LockFence}, docs/adr/0009): the
@@ -249,8 +259,8 @@ final class ZooKeeperLockStore implements LockStore {
   /**
    * A waiting owner of whom this client keeps no node (no grant, no queue place) creates its node
    * before it lists the directory, as Curator does: an uncontended acquire is then one create and
-   * one listing. Another process of the owner token may have a node already; the listing shows it,
-   * and the new node gives way to it ({@link #placed}).
+   * one listing, sent together ({@link #create}). Another process of the owner token may have a
+   * node already; the listing shows it, and the new node gives way to it ({@link #placed}).
    */
   private CompletableFuture<AcquireResult> firstAttempt(LockRequest request) {
     String key = key(request.name(), request.owner());
@@ -304,13 +314,30 @@ final class ZooKeeperLockStore implements LockStore {
   private record Listed(List<LockNode> nodes, Seen seen, @Nullable LockNode mine) {}
 
   private CompletableFuture<Listed> listWith(String dir, String path) {
-    return calls
-        .list(dir)
-        .thenApply(
-            listing -> {
-              List<LockNode> nodes = LockNode.sorted(listing.children());
-              return new Listed(nodes, seen(dir, listing), named(nodes, path));
-            });
+    return calls.list(dir).thenApply(listing -> listed(dir, listing, path));
+  }
+
+  private Listed listed(String dir, ZooKeeperCalls.Listing listing, String path) {
+    List<LockNode> nodes = LockNode.sorted(listing.children());
+    return new Listed(nodes, seen(dir, listing), named(nodes, path));
+  }
+
+  /**
+   * The directory listed after the owner's new node was created: the listing sent behind the
+   * create, if it was read after the create was applied; else a new listing.
+   *
+   * @param sentBehind the listing sent right behind the create, whatever came of it
+   */
+  private CompletableFuture<Listed> listedAfter(
+      String dir, NewNode node, CompletableFuture<ZooKeeperCalls.Listing> sentBehind) {
+    return sentBehind
+        // A failed listing proves nothing, as one of a missing directory.
+        .exceptionally(failure -> new ZooKeeperCalls.Listing(List.of(), -1, -1))
+        .thenCompose(
+            listing ->
+                listing.childrenZxid() >= node.czxid()
+                    ? CompletableFuture.completedFuture(listed(dir, listing, node.path()))
+                    : listWith(dir, node.path()));
   }
 
   /**
@@ -624,7 +651,9 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   /**
-   * Creates the owner's node, marked waiting if it is expected to wait, and places it.
+   * Creates the owner's node, marked waiting if it is expected to wait, and places it. The
+   * directory's listing is sent right behind the create, in the same round trip (see the class
+   * comment).
    *
    * @param waiting whether to create it with its waiting mark
    */
@@ -641,13 +670,14 @@ final class ZooKeeperLockStore implements LockStore {
       enqueue(place, request);
     }
     QueuePlace entered = place;
+    CompletableFuture<ZooKeeperCalls.Created> made =
+        calls.create(
+            dir + "/" + layout.nodePrefix(digest, exclusive),
+            data.encode(),
+            CreateMode.EPHEMERAL_SEQUENTIAL);
+    CompletableFuture<ZooKeeperCalls.Listing> listedBehind = calls.list(dir);
     CompletableFuture<AcquireResult> answer =
-        calls
-            .create(
-                dir + "/" + layout.nodePrefix(digest, exclusive),
-                data.encode(),
-                CreateMode.EPHEMERAL_SEQUENTIAL)
-            .thenCompose(
+        made.thenCompose(
                 created -> {
                   String path = created.path();
                   if (entered != null && created.ok() && path != null) {
@@ -655,7 +685,8 @@ final class ZooKeeperLockStore implements LockStore {
                   }
                   return tokenOf(created);
                 })
-            .thenCompose(node -> placed(request, dir, digest, data, node, entered, round));
+            .thenCompose(
+                node -> placed(request, dir, digest, data, node, listedBehind, entered, round));
     if (entered != null) {
       return answer;
     }
@@ -742,6 +773,8 @@ final class ZooKeeperLockStore implements LockStore {
    * The owner's new node exists: is it at the front? A node created holding (the lock looked free)
    * that another node got ahead of is marked waiting; a node created waiting that is at the front
    * is claimed at once.
+   *
+   * @param listedBehind the directory's listing sent right behind the node's create
    */
   private CompletableFuture<AcquireResult> placed(
       LockRequest request,
@@ -749,13 +782,14 @@ final class ZooKeeperLockStore implements LockStore {
       String digest,
       LockNodeData data,
       NewNode node,
+      CompletableFuture<ZooKeeperCalls.Listing> listedBehind,
       @Nullable QueuePlace place,
       int round) {
     String key = key(request.name(), request.owner());
     String path = node.path();
     String nodeName = path.substring(path.lastIndexOf('/') + 1);
     boolean exclusive = request.mode() == LockMode.EXCLUSIVE;
-    return listWith(dir, path)
+    return listedAfter(dir, node, listedBehind)
         .thenCompose(
             listed -> {
               List<LockNode> nodes = listed.nodes();
