@@ -16,10 +16,16 @@ import org.jspecify.annotations.Nullable;
  * answers "busy until the connection is back" instead of sending a call that could only fail (or,
  * queued by Curator, go out late), so that a blip does not fail a wait that has time left.
  *
- * <p>The connection's state is read from the ZooKeeper handle each time (Curator updates it on
- * ZooKeeper's event thread before any watch hears of the disconnection), not from Curator's state
- * listener, which reports later on a thread of its own; the listener only opens the gate early
- * ({@link #reopened()}). A stage is completed on the backend's executor, never on a Curator thread.
+ * <p>The connection's state is Curator's flag, read each time, not Curator's state listener, which
+ * reports later on a thread of its own; the listener only opens the gate early ({@link
+ * #reopened()}). Curator sets the flag on ZooKeeper's event thread, from the same disconnection
+ * event that the watches hear; but ZooKeeper hands that event to Curator and to the watches in no
+ * set order, and an attempt that a watch wakes runs at once. So a watch that hears the connection
+ * go closes the gate first ({@link #heardDisconnection()}): else the attempt would read the flag
+ * before Curator cleared it and send a call on a connection that is gone, whose answer
+ * (CONNECTIONLOSS) only comes when the client's next attempt to reconnect fails, one to two seconds
+ * later, as late as a short operation timeout. A stage is completed on the backend's executor,
+ * never on a Curator thread.
  */
 final class ConnectionGate {
   /**
@@ -31,7 +37,15 @@ final class ConnectionGate {
   private final BooleanSupplier connected;
   private final Executor executor;
   private final ScheduledExecutorService scheduler;
+  // Guarded by this.
   private @Nullable CompletableFuture<Void> back;
+
+  /**
+   * A watch heard the connection go and Curator's flag may not say so yet: set until the flag says
+   * it is down (from then on the flag tells) or the connection is back ({@link #reopened()}).
+   */
+  // Guarded by this.
+  private boolean heardDown;
 
   ConnectionGate(BooleanSupplier connected, Executor executor, ScheduledExecutorService scheduler) {
     this.connected = connected;
@@ -44,16 +58,33 @@ final class ConnectionGate {
    *     again (as Curator reports it, or as the next call of this method finds it)
    */
   @Nullable CompletableFuture<Void> whileDown() {
-    if (connected.getAsBoolean()) {
-      reopened();
-      return null;
-    }
+    boolean up = connected.getAsBoolean();
     synchronized (this) {
-      if (back == null) {
-        back = new CompletableFuture<>();
+      if (!up || heardDown) {
+        if (!up) {
+          heardDown = false;
+        }
+        if (back == null) {
+          back = new CompletableFuture<>();
+        }
+        return back;
       }
-      return back;
     }
+    reopened();
+    return null;
+  }
+
+  /**
+   * A watch heard ZooKeeper's disconnection event: the gate is closed from now on, even while
+   * Curator's flag, which the same event clears, still says connected. Only for that event: it
+   * reaches the watches and Curator on the one event thread, before the reconnection's event (after
+   * which Curator reports the connection back), so the gate cannot stay closed behind a connection
+   * that is back. A session's expiry comes after a disconnection (which closed the gate already)
+   * and on the event thread of a handle that Curator replaces at once, so its order against the new
+   * handle's reconnection is not known: it does not close the gate.
+   */
+  synchronized void heardDisconnection() {
+    heardDown = true;
   }
 
   /**
@@ -84,6 +115,7 @@ final class ConnectionGate {
     synchronized (this) {
       opened = back;
       back = null;
+      heardDown = false;
     }
     if (opened != null) {
       try {

@@ -200,7 +200,14 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     }
     // Answers are handled where ZooKeeper delivers them (its event thread, as watches are): each
     // hop to another thread is a wait for a core, which on a busy machine costs more than the call.
-    ZooKeeperCalls calls = new ZooKeeperCalls(client.usingNamespace(namespace), Runnable::run);
+    ConnectionGate gate =
+        new ConnectionGate(
+            () -> client.getZookeeperClient().isConnected(),
+            context.blockingExecutor(),
+            context.scheduler());
+    ZooKeeperCalls calls =
+        new ZooKeeperCalls(
+            client.usingNamespace(namespace), Runnable::run, gate::heardDisconnection);
     boolean ttlNodes;
     try {
       ttlNodes = probeTtlNodes(calls, context.operationTimeout(), description);
@@ -215,11 +222,7 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     this.features = Set.copyOf(offered);
     ClientIdentity self = new ClientIdentity(context.clientId(), localHost(), currentPid());
     ZooKeeperCounters counters = new ZooKeeperCounters(calls);
-    this.gate =
-        new ConnectionGate(
-            () -> client.getZookeeperClient().isConnected(),
-            context.blockingExecutor(),
-            context.scheduler());
+    this.gate = gate;
     StrandedNodes stranded = new StrandedNodes(calls, gate);
     this.locks =
         new ZooKeeperLockStore(

@@ -35,10 +35,16 @@ final class ZooKeeperCalls {
 
   private final CuratorFramework client;
   private final Executor executor;
+  private final Runnable disconnected;
 
-  ZooKeeperCalls(CuratorFramework client, Executor executor) {
+  /**
+   * @param disconnected told when a watch hears ZooKeeper's disconnection event, before the watch
+   *     completes (on ZooKeeper's event thread; short, never blocking)
+   */
+  ZooKeeperCalls(CuratorFramework client, Executor executor, Runnable disconnected) {
     this.client = client;
     this.executor = executor;
+    this.disconnected = disconnected;
   }
 
   CuratorFramework client() {
@@ -219,7 +225,18 @@ final class ZooKeeperCalls {
 
   CompletableFuture<Watch> watch(String path) {
     Watch watch = new Watch(new CompletableFuture<>(), new CompletableFuture<>());
-    return watchNode(path, watch, watch::heard).thenApply(set -> watch);
+    return watchNode(path, watch, watcher(watch)).thenApply(set -> watch);
+  }
+
+  /** What a watch hears: a disconnection is told first, then the watch completes. */
+  private org.apache.zookeeper.Watcher watcher(Watch watch) {
+    return event -> {
+      if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.None
+          && event.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.Disconnected) {
+        disconnected.run();
+      }
+      watch.heard(event);
+    };
   }
 
   /**
@@ -264,7 +281,7 @@ final class ZooKeeperCalls {
     return send((callback, on) ->
             client
                 .getChildren()
-                .usingWatcher((org.apache.zookeeper.Watcher) watch::heard)
+                .usingWatcher(watcher(watch))
                 .inBackground(callback, on)
                 .forPath(path))
         .thenApply(

@@ -171,34 +171,90 @@ class ZooKeeperConnectionLossTest {
   @Test
   void aWaitThatEndsWhileTheConnectionIsDownTimesOutAndItsNodeGoesWhenTheConnectionIsBack()
       throws Exception {
-    Latchkey holder = connect(null);
     List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
     Latchkey waiter = connect(waiterStates);
+    waitThatEndsWhileTheConnectionIsDown(
+        waiter, Duration.ofSeconds(3), () -> waiterStates.contains(ConnectionState.SUSPENDED));
+  }
+
+  /**
+   * ZooKeeper hands its disconnection event to Curator (which then says "not connected") and to the
+   * watches in no set order, and the waiter's watch wakes its attempt at once. Here Curator hears
+   * of the disconnection only with the next event, so every watch hears it first: the attempt must
+   * still send nothing (a call on the dead connection is answered only when the client's next
+   * reconnection fails, one to two seconds later, past this client's one-second operation timeout)
+   * and the wait must end as waits end, with a timeout of the wait.
+   */
+  @Test
+  void aWaiterWokenByTheDisconnectionBeforeCuratorHearsOfItSendsNothing() throws Exception {
+    Duration operationTimeout = Duration.ofSeconds(1);
+    LateDisconnections late = new LateDisconnections();
+    Latchkey waiter =
+        using(
+            curator(new CopyOnWriteArrayList<>(), null, late::open, operationTimeout),
+            operationTimeout);
+    waitThatEndsWhileTheConnectionIsDown(waiter, Duration.ofSeconds(4), () -> late.held.get() > 0);
+  }
+
+  /**
+   * A waiter queues behind a holder, the server stops, and the wait runs out while it is down: a
+   * timeout, as for any wait that ran out. Once the server is back, the given-up place is deleted
+   * (within the session) and the waiter can take the lock.
+   *
+   * @param down whether the waiter's client has heard of the disconnection
+   */
+  private void waitThatEndsWhileTheConnectionIsDown(
+      Latchkey waiter, Duration wait, java.util.concurrent.Callable<Boolean> down)
+      throws Exception {
+    Latchkey holder = connect(null);
     Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
-    CompletableFuture<Lease> waiting =
-        waiter.lock(NAME).acquireAsync(Duration.ofSeconds(3)).toCompletableFuture();
+    CompletableFuture<Lease> waiting = waiter.lock(NAME).acquireAsync(wait).toCompletableFuture();
     await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
     String queued = children().get(1);
 
     server().stop();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> waiterStates.contains(ConnectionState.SUSPENDED));
-
-    // The wait runs out while the connection is down: a timeout, as for any wait that ran out.
+    await().atMost(Duration.ofSeconds(10)).until(down);
     ExecutionException failed =
         org.junit.jupiter.api.Assertions.assertThrows(
             ExecutionException.class, () -> waiting.get(20, TimeUnit.SECONDS));
     assertThat(failed.getCause()).isInstanceOf(LockTimeoutException.class);
     server().restart();
 
-    // The given-up place is deleted once the connection is back, within the session.
     await().atMost(Duration.ofSeconds(20)).until(held::isValid);
     await().atMost(Duration.ofSeconds(20)).until(() -> !children().contains(queued));
     assertThat(children()).hasSize(1);
     held.release();
     try (Lease again = waiter.lock(NAME).acquire(Duration.ofSeconds(10))) {
       assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
+    }
+  }
+
+  /**
+   * Hands ZooKeeper's disconnection events to Curator only together with the next event, as if
+   * Curator were always the last to hear of them.
+   */
+  private static final class LateDisconnections {
+    final AtomicInteger held = new AtomicInteger();
+
+    // ZooKeeper's close() may throw InterruptedException; Curator closes it, not this class.
+    @SuppressWarnings("try")
+    ZooKeeper open(String connectString, int sessionTimeout, Watcher curator) throws IOException {
+      // Touched on the handle's event thread only.
+      List<org.apache.zookeeper.WatchedEvent> later = new ArrayList<>();
+      return new ZooKeeper(
+          connectString,
+          sessionTimeout,
+          event -> {
+            if (event.getType() == Watcher.Event.EventType.None
+                && event.getState() == Watcher.Event.KeeperState.Disconnected) {
+              later.add(event);
+              held.incrementAndGet();
+              return;
+            }
+            later.forEach(curator::process);
+            later.clear();
+            curator.process(event);
+          });
     }
   }
 
