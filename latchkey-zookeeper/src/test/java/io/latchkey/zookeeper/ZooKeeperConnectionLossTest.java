@@ -144,9 +144,29 @@ class ZooKeeperConnectionLossTest {
 
   @Test
   void aWaiterWhoseSessionIsLostStartsOverWithAFreshNode() throws Exception {
-    Latchkey holder = connect(null);
     CuratorFramework waiterCurator = curator(new CopyOnWriteArrayList<>());
-    Latchkey waiter = using(waiterCurator, OPERATION_TIMEOUT);
+    waiterWhoseSessionIsLost(waiterCurator, using(waiterCurator, OPERATION_TIMEOUT));
+  }
+
+  /**
+   * The same when Curator hears of the disconnection that comes before the expiry only after the
+   * watches (see {@link #aWaiterWokenByTheDisconnectionBeforeCuratorHearsOfItSendsNothing}): a call
+   * sent on the dead connection would be answered SESSIONEXPIRED only once the client has
+   * reconnected, past the one-second operation timeout, and the wait would fail.
+   */
+  @Test
+  void aWaiterWhoseSessionIsLostAfterCuratorHeardLastStartsOverWithAFreshNode() throws Exception {
+    Duration operationTimeout = Duration.ofSeconds(1);
+    CuratorFramework waiterCurator =
+        curator(
+            new CopyOnWriteArrayList<>(), null, new LateDisconnections()::open, operationTimeout);
+    waiterWhoseSessionIsLost(waiterCurator, using(waiterCurator, operationTimeout));
+  }
+
+  /** A waiter's session expires: its node goes with it, and it queues again with a new one. */
+  private void waiterWhoseSessionIsLost(CuratorFramework waiterCurator, Latchkey waiter)
+      throws Exception {
+    Latchkey holder = connect(null);
     Lease held = holder.lock(NAME).acquire(Duration.ofSeconds(5));
     CompletableFuture<Lease> waiting =
         waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
@@ -155,7 +175,6 @@ class ZooKeeperConnectionLossTest {
 
     expireOnTheServer(waiterCurator.getZookeeperClient().getZooKeeper());
 
-    // The old node went with the session; the waiter queues again with a new one.
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> children().size() == 2 && !children().contains(lostNode));
