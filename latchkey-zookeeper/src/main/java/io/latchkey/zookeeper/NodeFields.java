@@ -26,22 +26,27 @@ final class NodeFields {
 
   /**
    * Node data written field by field, in order: the same text as {@link #encode(Map)} gives for the
-   * same fields, without a map, boxed numbers, or an encoder's buffers for values that need no
-   * percent-encoding (numbers, ids, hex digests), which is every value of a lock node on the hot
-   * path.
+   * same fields, without a map, boxed numbers, or an encoder's buffers: values of ASCII characters
+   * (every value of a lock node: owner ids, client ids, host names, numbers, hex ids) are
+   * percent-encoded here, character by character, as {@link URLEncoder} does in UTF-8; only a value
+   * with other characters goes through {@link URLEncoder}.
    */
   static final class Writer {
-    private final StringBuilder text = new StringBuilder(160);
+    private static final char[] HEX_DIGITS = "0123456789ABCDEF".toCharArray();
+
+    private final StringBuilder text = new StringBuilder(256);
 
     /**
      * @param key the field's key (never encoded: keys are latchkey's own words)
-     * @param value its value, percent-encoded as {@link URLEncoder} does
+     * @param value its value, percent-encoded as {@link URLEncoder} does in UTF-8
      * @return this writer
      */
     Writer field(String key, String value) {
       text.append(key).append('=');
-      if (needsNoEncoding(value)) {
-        text.append(value);
+      if (isAscii(value)) {
+        for (int i = 0; i < value.length(); i++) {
+          appendEncoded(value.charAt(i));
+        }
       } else {
         text.append(URLEncoder.encode(value, StandardCharsets.UTF_8));
       }
@@ -66,19 +71,26 @@ final class NodeFields {
       return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Whether {@link URLEncoder} leaves every character of the value as it is. */
-    private static boolean needsNoEncoding(String value) {
+    /** One ASCII character as {@link URLEncoder} writes it: kept, a space as '+', else %XX. */
+    private void appendEncoded(char c) {
+      if ((c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
+          || c == '.'
+          || c == '-'
+          || c == '*'
+          || c == '_') {
+        text.append(c);
+      } else if (c == ' ') {
+        text.append('+');
+      } else {
+        text.append('%').append(HEX_DIGITS[c >> 4]).append(HEX_DIGITS[c & 0xF]);
+      }
+    }
+
+    private static boolean isAscii(String value) {
       for (int i = 0; i < value.length(); i++) {
-        char c = value.charAt(i);
-        boolean kept =
-            (c >= 'a' && c <= 'z')
-                || (c >= 'A' && c <= 'Z')
-                || (c >= '0' && c <= '9')
-                || c == '.'
-                || c == '-'
-                || c == '*'
-                || c == '_';
-        if (!kept) {
+        if (value.charAt(i) >= 0x80) {
           return false;
         }
       }

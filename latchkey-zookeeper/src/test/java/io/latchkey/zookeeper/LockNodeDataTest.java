@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  */
 class LockNodeDataTest {
   @Test
-  void valuesThatNeedNoEncodingAreWrittenAsTheyAre() {
+  void aLockNodesFieldsAreWrittenInOrderAsUrlEncoderEncodesThem() {
     LockNodeData data =
         new LockNodeData(
             "c0ffee-1.2_3*x:7", "client-1", "host.example", 42, 1, 0, 30_000, true, "ab12", 5);
@@ -28,7 +28,7 @@ class LockNodeDataTest {
   }
 
   @Test
-  void everyCharacterOutsideTheUnreservedOnesIsEncodedAsUrlEncoderDoes() {
+  void everyCharacterIsEncodedAsUrlEncoderEncodesIt() {
     String kept = "azAZ09.-*_";
     for (char c = 0; c < 0x180; c++) {
       String value = kept + c + "é~ /+%=\n";
@@ -42,6 +42,10 @@ class LockNodeDataTest {
           .as("value ending in U+%04X", (int) c)
           .isEqualTo("k=" + URLEncoder.encode(kept + c, StandardCharsets.UTF_8) + "\n");
     }
+    String ascii = "owner:7 with/all=the+odd%chars~\t\n!";
+    assertThat(
+            new String(new NodeFields.Writer().field("k", ascii).bytes(), StandardCharsets.UTF_8))
+        .isEqualTo("k=" + URLEncoder.encode(ascii, StandardCharsets.UTF_8) + "\n");
     LockNodeData odd =
         new LockNodeData("owner with spaces/and=signs\n", "c", "", 0, 0, 2, 0, false, "", 0);
     assertThat(LockNodeData.decode(odd.encode())).isEqualTo(odd);
