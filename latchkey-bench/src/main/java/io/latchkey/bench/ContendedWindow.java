@@ -1,5 +1,7 @@
 package io.latchkey.bench;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -55,6 +57,7 @@ final class ContendedWindow {
     private final long[] waitNanos;
     private final long[] handoffNanos;
     private final String load;
+    private final long compileMillis;
 
     Result(
         long cycles,
@@ -62,13 +65,15 @@ final class ContendedWindow {
         long[] grantsPerThread,
         long[] waitNanos,
         long[] handoffNanos,
-        String load) {
+        String load,
+        long compileMillis) {
       this.cycles = cycles;
       this.seconds = seconds;
       this.grantsPerThread = grantsPerThread.clone();
       this.waitNanos = waitNanos.clone();
       this.handoffNanos = handoffNanos.clone();
       this.load = load;
+      this.compileMillis = compileMillis;
     }
 
     /** Acquire+release cycles of all threads in the window. */
@@ -101,6 +106,15 @@ final class ContendedWindow {
     /** The 1-minute load average when the window opened (with the 5- and 15-minute ones). */
     String load() {
       return load;
+    }
+
+    /**
+     * The time the JVM's JIT compilers spent compiling during the window, in ms (summed over the
+     * compiler threads; -1 if the JVM does not tell): on a machine of few cores, a library whose
+     * code is still being compiled has less of them for its cycles.
+     */
+    long compileMillis() {
+      return compileMillis;
     }
 
     private static double quantile(long[] sorted, double q) {
@@ -169,11 +183,13 @@ final class ContendedWindow {
     Thread.sleep(settle.toMillis());
     String load = RedisBenchmarks.loadAverage();
     probe.start();
+    long compiledBefore = compileMillis();
     long start = System.nanoTime();
     run.measuring = true;
     Thread.sleep(window.toMillis());
     run.measuring = false;
     double seconds = (System.nanoTime() - start) / 1e9;
+    long compiled = compiledBefore < 0 ? -1 : compileMillis() - compiledBefore;
     probe.stop();
     run.running = false;
     long deadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
@@ -212,7 +228,15 @@ final class ContendedWindow {
     }
     long[] waits = tallies.stream().flatMapToLong(t -> t.waits.stream()).sorted().toArray();
     long[] handoffs = tallies.stream().flatMapToLong(t -> t.handoffs.stream()).sorted().toArray();
-    return new Result(cycles, seconds, perThread, waits, handoffs, load);
+    return new Result(cycles, seconds, perThread, waits, handoffs, load, compiled);
+  }
+
+  /** The JIT compilers' total time so far, in ms, or -1 if the JVM does not tell. */
+  private static long compileMillis() {
+    CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+    return compiler != null && compiler.isCompilationTimeMonitoringSupported()
+        ? compiler.getTotalCompilationTime()
+        : -1;
   }
 
   private static void loop(Run run, Locker locker, int thread, int lock, Tally tally) {

@@ -344,7 +344,7 @@ final class PeerComparison {
         String.format(
             Locale.ROOT,
             "%s, round %d, %-24s %8.0f cycles/s  wait p50 %7.2f ms p99 %8.2f ms"
-                + "  hand-off p99 %7.2f ms  fairness %.2f%s  load %s",
+                + "  hand-off p99 %7.2f ms  fairness %.2f  JIT %.2f s%s  load %s",
             shape.title(),
             round,
             peer.label(),
@@ -353,6 +353,7 @@ final class PeerComparison {
             result.waitMillis(0.99),
             result.handoffMillis(0.99),
             result.fairness(),
+            result.compileMillis() / 1e3,
             counters.isEmpty() ? "" : "  per cycle: " + describe(counters, perCycle),
             result.load()));
     return measured;
@@ -397,10 +398,10 @@ final class PeerComparison {
           .append(": one row per window\n\n")
           .append(
               "| library | round | cycles/s | vs first, same round | wait p50 ms | wait p99 ms |"
-                  + " hand-off p50 ms | hand-off p99 ms | fairness |")
+                  + " hand-off p50 ms | hand-off p99 ms | fairness | JIT compile s |")
           .append(countHeadings(results))
           .append(" load (1, 5, 15 min) |\n")
-          .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
           .append("---:|".repeat(results.units.size()))
           .append("---|\n");
       String first = results.paired.get(0).label();
@@ -410,7 +411,7 @@ final class PeerComparison {
         out.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %d | %,.0f | %.2f× | %.2f | %.2f | %s | %s | %.2f |",
+                "| %s | %d | %,.0f | %.2f× | %.2f | %.2f | %s | %s | %.2f | %.2f |",
                 c.peer().label(),
                 c.round(),
                 r.throughput(),
@@ -419,7 +420,8 @@ final class PeerComparison {
                 r.waitMillis(0.99),
                 millis(r.handoffMillis(0.5)),
                 millis(r.handoffMillis(0.99)),
-                r.fairness()));
+                r.fairness(),
+                r.compileMillis() / 1e3));
         out.append(counts(c.perCycle()));
         out.append(' ').append(r.load()).append(" |\n");
       }

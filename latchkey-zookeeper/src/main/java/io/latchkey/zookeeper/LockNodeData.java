@@ -1,6 +1,5 @@
 package io.latchkey.zookeeper;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -101,20 +100,21 @@ record LockNodeData(
   }
 
   byte[] encode() {
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("owner", owner);
-    fields.put("client", clientId);
-    fields.put("host", host);
-    fields.put("pid", pid);
-    fields.put("exclusive", exclusive);
-    fields.put("shared", shared);
-    fields.put("sessionTimeoutMs", sessionTimeoutMillis);
-    fields.put("waiting", waiting ? 1 : 0);
-    fields.put("creation", creation);
+    NodeFields.Writer fields =
+        new NodeFields.Writer()
+            .field("owner", owner)
+            .field("client", clientId)
+            .field("host", host)
+            .field("pid", pid)
+            .field("exclusive", exclusive)
+            .field("shared", shared)
+            .field("sessionTimeoutMs", sessionTimeoutMillis)
+            .field("waiting", waiting ? 1 : 0)
+            .field("creation", creation);
     if (offset != 0) {
-      fields.put("offset", offset);
+      fields.field("offset", offset);
     }
-    return NodeFields.encode(fields);
+    return fields.bytes();
   }
 
   /**

@@ -58,6 +58,8 @@ final class ZooKeeperPaths {
   static final String PERMIT_PREFIX = "p-";
 
   private static final int DIGEST_HEX_CHARS = 32;
+  private static final HexFormat HEX = HexFormat.of();
+  private static final MessageDigest SHA_256 = newSha256();
 
   private ZooKeeperPaths() {}
 
@@ -90,10 +92,24 @@ final class ZooKeeperPaths {
    * @return the hex digest of the owner that names its lock nodes
    */
   static String ownerDigest(String owner) {
+    byte[] hash = sha256().digest(owner.getBytes(StandardCharsets.UTF_8));
+    return HEX.formatHex(hash, 0, DIGEST_HEX_CHARS / 2);
+  }
+
+  /**
+   * A fresh SHA-256 digest: a copy of one made once, without a provider lookup on every acquire.
+   */
+  private static MessageDigest sha256() {
     try {
-      byte[] hash =
-          MessageDigest.getInstance("SHA-256").digest(owner.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(hash).substring(0, DIGEST_HEX_CHARS);
+      return (MessageDigest) SHA_256.clone();
+    } catch (CloneNotSupportedException notCloneable) {
+      return newSha256();
+    }
+  }
+
+  private static MessageDigest newSha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JVM has SHA-256", e);
     }
