@@ -73,6 +73,7 @@ class PublicApiTest {
             "AdminStore",
             "BackendContext",
             "BackendFactory",
+            "CallerWaits",
             "BackendProvider",
             "FenceStore",
             "FenceStore$Epoch",

@@ -9,6 +9,7 @@ import io.latchkey.LockMode;
 import io.latchkey.LockUpgradeException;
 import io.latchkey.OwnerToken;
 import io.latchkey.Primitive;
+import io.latchkey.spi.CallerWaits;
 import io.latchkey.spi.GrantRef;
 import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.ResourceType;
@@ -92,13 +93,23 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
 
   @Override
   public void lock() {
-    Blocking.awaitUninterruptibly(start(-1, null));
+    Blocking.awaitUninterruptibly(startWaited(null));
   }
 
   @Override
   public void lock(Duration leaseTime) {
     Arguments.leaseTime(leaseTime);
-    Blocking.awaitUninterruptibly(start(-1, leaseTime));
+    Blocking.awaitUninterruptibly(startWaited(leaseTime));
+  }
+
+  /** Starts an acquisition that the calling thread waits for, uninterruptibly, until it ends. */
+  private CompletableFuture<@Nullable Lease> startWaited(@Nullable Duration leaseTime) {
+    CallerWaits.begin();
+    try {
+      return start(-1, leaseTime);
+    } finally {
+      CallerWaits.end();
+    }
   }
 
   @Override
@@ -152,7 +163,14 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
 
   @Override
   public void unlock() {
-    Blocking.join(unlockFor(owner()));
+    CompletableFuture<Void> released;
+    CallerWaits.begin();
+    try {
+      released = unlockFor(owner());
+    } finally {
+      CallerWaits.end();
+    }
+    Blocking.join(released);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.spi.CallerWaits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs each backend operation as one short transaction on a connection of its own, off the engine's
- * threads.
+ * threads: on the blocking executor, or on the calling thread when that thread waits for the answer
+ * anyway ({@link CallerWaits}: the blocking {@code lock()} and {@code unlock()}).
  *
  * <p>At most once (the SPI's contract): a transaction the database rolled back by itself (a
  * deadlock, a serialization failure, a lock wait that timed out, the unique key of a resource row
@@ -108,6 +110,18 @@ final class Transactions {
    */
   <T> CompletionStage<T> submit(String operation, Work<T> work) {
     long deadline = System.nanoTime() + timeoutNanos;
+    if (CallerWaits.take()) {
+      // The caller waits for this answer anyway: run it here, without the hand-off to the
+      // executor and back. runUntil keeps it within the deadline (the network timeout).
+      CompletableFuture<T> answer = new CompletableFuture<>();
+      try {
+        answer.complete(runUntil(operation, work, deadline));
+      } catch (RuntimeException e) {
+        answer.completeExceptionally(
+            e instanceof CompletionException ? e : new CompletionException(e));
+      }
+      return answer;
+    }
     return CompletableFuture.supplyAsync(() -> runUntil(operation, work, deadline), executor);
   }
 

@@ -3,10 +3,13 @@ package io.latchkey.jdbc;
 import io.latchkey.Feature;
 import io.latchkey.spi.BackendFactory;
 import io.latchkey.testkit.BackendFixture;
+import java.lang.reflect.Proxy;
 import java.net.URI;
+import java.sql.DriverManager;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
 
 /**
  * The conformance kit's view of a database that a test class started, in table, advisory or row
@@ -67,5 +70,29 @@ final class JdbcFixtures {
         return Optional.of(uri.get());
       }
     };
+  }
+
+  /**
+   * A data source that opens a new connection to {@code url} for each {@code getConnection} (no
+   * pool), and runs {@code whenAsked} on the asking thread first: tests count the transactions of a
+   * backend, or see which thread runs them.
+   */
+  static DataSource connectionPerCall(String url, Runnable whenAsked) {
+    return (DataSource)
+        Proxy.newProxyInstance(
+            DataSource.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("getConnection")) {
+                whenAsked.run();
+                return DriverManager.getConnection(url);
+              }
+              return switch (method.getName()) {
+                case "toString" -> "connections to " + url;
+                case "hashCode" -> System.identityHashCode(proxy);
+                case "equals" -> proxy == args[0];
+                default -> throw new UnsupportedOperationException(method.getName());
+              };
+            });
   }
 }

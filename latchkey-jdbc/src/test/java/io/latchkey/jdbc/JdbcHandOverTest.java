@@ -20,9 +20,7 @@ import io.latchkey.spi.ReleaseResult;
 import io.latchkey.spi.ResourceType;
 import io.latchkey.spi.Wakeup;
 import io.latchkey.testkit.ContendedCycles;
-import java.lang.reflect.Proxy;
 import java.net.URI;
-import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -169,23 +167,7 @@ class JdbcHandOverTest {
    */
   private static void assertTransactionsPerCycle(String url, double maxPerCycle) throws Exception {
     AtomicLong connections = new AtomicLong();
-    DataSource counting =
-        (DataSource)
-            Proxy.newProxyInstance(
-                DataSource.class.getClassLoader(),
-                new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                  if (method.getName().equals("getConnection")) {
-                    connections.incrementAndGet();
-                    return DriverManager.getConnection(url);
-                  }
-                  return switch (method.getName()) {
-                    case "toString" -> "connections to " + url;
-                    case "hashCode" -> System.identityHashCode(proxy);
-                    case "equals" -> proxy == args[0];
-                    default -> throw new UnsupportedOperationException(method.getName());
-                  };
-                });
+    DataSource counting = JdbcFixtures.connectionPerCall(url, connections::incrementAndGet);
     LatchkeyOptions options = ContendedCycles.COUNTING_OPTIONS;
     try (Latchkey client =
         Latchkey.using(
