@@ -32,6 +32,16 @@ public final class CallerWaits {
 
   /** For the engine: the operation started since {@link #begin} is on its way. */
   public static void end() {
+    decline();
+  }
+
+  /**
+   * For a backend that passes an operation on to several others (a quorum's members): none of them
+   * may run it on the calling thread, since one that did would hold back the calls to the others
+   * until it is done (up to the operation timeout, if its server hangs). Call before passing the
+   * operation on.
+   */
+  public static void decline() {
     WAITING.get()[0] = false;
   }
 

@@ -1,6 +1,7 @@
 package io.latchkey.quorum;
 
 import io.latchkey.BackendTimeoutException;
+import io.latchkey.spi.CallerWaits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -84,6 +85,8 @@ final class MemberRound<T> {
       ScheduledExecutorService scheduler,
       Predicate<MemberRound<T>> enough,
       BiConsumer<QuorumMember, T> late) {
+    // A member that ran its call on this thread would hold back the calls to the others.
+    CallerWaits.decline();
     MemberRound<T> round = new MemberRound<>(members, enough, late);
     if (members.isEmpty()) {
       round.completion.complete(round);

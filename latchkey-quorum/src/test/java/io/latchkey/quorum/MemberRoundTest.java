@@ -2,6 +2,7 @@ package io.latchkey.quorum;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.spi.CallerWaits;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,5 +54,37 @@ class MemberRoundTest {
     assertThat(late).isEmpty();
     second.complete("late");
     assertThat(late).containsExactly("late");
+  }
+
+  /**
+   * A caller that waits for the quorum's answer ({@link CallerWaits}, the blocking {@code lock()})
+   * does not let a member run its call on the caller's thread: that member would hold back the
+   * calls to the others until it is done.
+   */
+  @Test
+  void noMemberRunsItsCallOnAWaitingCallersThread() {
+    List<QuorumMember> members =
+        List.of(
+            QuorumMember.unreachable(0, new IllegalStateException("not called")),
+            QuorumMember.unreachable(1, new IllegalStateException("not called")));
+    List<Boolean> mayRunHere = new CopyOnWriteArrayList<>();
+
+    CallerWaits.begin();
+    try {
+      MemberRound.start(
+              members,
+              member -> {
+                mayRunHere.add(CallerWaits.take());
+                return CompletableFuture.completedFuture("answered");
+              },
+              60_000,
+              scheduler,
+              MemberRound::all,
+              MemberRound::ignore)
+          .join();
+    } finally {
+      CallerWaits.end();
+    }
+    assertThat(mayRunHere).containsExactly(false, false);
   }
 }
