@@ -28,10 +28,7 @@ class MemberRoundTest {
    */
   @Test
   void anAnswerTheRoundKeptIsNotAlsoLate() {
-    List<QuorumMember> members =
-        List.of(
-            QuorumMember.unreachable(0, new IllegalStateException("not called")),
-            QuorumMember.unreachable(1, new IllegalStateException("not called")));
+    List<QuorumMember> members = twoMembers();
     CompletableFuture<String> first = new CompletableFuture<>();
     CompletableFuture<String> second = new CompletableFuture<>();
     List<String> late = new CopyOnWriteArrayList<>();
@@ -63,10 +60,7 @@ class MemberRoundTest {
    */
   @Test
   void noMemberRunsItsCallOnAWaitingCallersThread() {
-    List<QuorumMember> members =
-        List.of(
-            QuorumMember.unreachable(0, new IllegalStateException("not called")),
-            QuorumMember.unreachable(1, new IllegalStateException("not called")));
+    List<QuorumMember> members = twoMembers();
     List<Boolean> mayRunHere = new CopyOnWriteArrayList<>();
 
     CallerWaits.begin();
@@ -86,5 +80,12 @@ class MemberRoundTest {
       CallerWaits.end();
     }
     assertThat(mayRunHere).containsExactly(false, false);
+  }
+
+  /** Two members whose own calls are never made: each test answers for them. */
+  private static List<QuorumMember> twoMembers() {
+    return List.of(
+        QuorumMember.unreachable(0, new IllegalStateException("not called")),
+        QuorumMember.unreachable(1, new IllegalStateException("not called")));
   }
 }
