@@ -45,6 +45,15 @@ final class ConnectionPool implements ConnectionSource {
     this.maxSize = maxSize;
   }
 
+  /**
+   * Its wait for a free connection ends at the deadline, and it opens connections with the
+   * operation timeout as their connect and read timeouts ({@link JdbcBackendProvider}).
+   */
+  @Override
+  public boolean keepsDeadline() {
+    return true;
+  }
+
   @Override
   public Connection borrow(long deadlineNanos) throws SQLException {
     lock.lock();

@@ -39,6 +39,16 @@ interface ConnectionSource extends AutoCloseable {
     return false;
   }
 
+  /**
+   * @return whether {@link #borrow} keeps to its deadline by itself, so that an operation may run
+   *     on a thread that nothing else can cut short (the caller's, {@link
+   *     io.latchkey.spi.CallerWaits}); false by default: a user's data source may wait longer for a
+   *     connection (its pool's own timeout), which only the engine's bound then ends
+   */
+  default boolean keepsDeadline() {
+    return false;
+  }
+
   /** Closes what the source owns; a user's data source is left alone. */
   @Override
   void close();
@@ -48,10 +58,25 @@ interface ConnectionSource extends AutoCloseable {
    * @return a source that takes a connection from it per operation and closes it after
    */
   static ConnectionSource of(DataSource dataSource) {
+    return of(dataSource, false);
+  }
+
+  /**
+   * @param dataSource the user's data source, pooled or not
+   * @param keepsDeadline whether its user says it hands out a connection (or fails) within the
+   *     operation timeout ({@link #keepsDeadline()})
+   * @return a source that takes a connection from it per operation and closes it after
+   */
+  static ConnectionSource of(DataSource dataSource, boolean keepsDeadline) {
     return new ConnectionSource() {
       @Override
       public Connection borrow(long deadlineNanos) throws SQLException {
         return dataSource.getConnection();
+      }
+
+      @Override
+      public boolean keepsDeadline() {
+        return keepsDeadline;
       }
 
       @Override

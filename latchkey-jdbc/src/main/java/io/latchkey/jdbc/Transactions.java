@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs each backend operation as one short transaction on a connection of its own, off the engine's
  * threads: on the blocking executor, or on the calling thread when that thread waits for the answer
- * anyway ({@link CallerWaits}: the blocking {@code lock()} and {@code unlock()}).
+ * anyway ({@link CallerWaits}: the blocking {@code lock()} and {@code unlock()}) and the connection
+ * source keeps to the deadline by itself ({@link ConnectionSource#keepsDeadline()}).
  *
  * <p>At most once (the SPI's contract): a transaction the database rolled back by itself (a
  * deadlock, a serialization failure, a lock wait that timed out, the unique key of a resource row
@@ -110,9 +111,10 @@ final class Transactions {
    */
   <T> CompletionStage<T> submit(String operation, Work<T> work) {
     long deadline = System.nanoTime() + timeoutNanos;
-    if (CallerWaits.take()) {
+    if (CallerWaits.take() && connections.keepsDeadline()) {
       // The caller waits for this answer anyway: run it here, without the hand-off to the
-      // executor and back. runUntil keeps it within the deadline (the network timeout).
+      // executor and back. runUntil keeps it within the deadline (the network timeout), and so
+      // does the borrowing of its connection; nothing else could cut it short here.
       CompletableFuture<T> answer = new CompletableFuture<>();
       try {
         answer.complete(runUntil(operation, work, deadline));
