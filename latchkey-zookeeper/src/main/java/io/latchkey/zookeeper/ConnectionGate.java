@@ -59,6 +59,7 @@ final class ConnectionGate {
    */
   @Nullable CompletableFuture<Void> whileDown() {
     boolean up = connected.getAsBoolean();
+    CompletableFuture<Void> opened;
     synchronized (this) {
       if (!up || heardDown) {
         if (!up) {
@@ -69,8 +70,12 @@ final class ConnectionGate {
         }
         return back;
       }
+      // Up, and no watch heard otherwise: whoever waits may try. A disconnection heard from now on
+      // still closes the gate (this does not clear it, unlike reopened()).
+      opened = back;
+      back = null;
     }
-    reopened();
+    open(opened);
     return null;
   }
 
@@ -117,6 +122,11 @@ final class ConnectionGate {
       back = null;
       heardDown = false;
     }
+    open(opened);
+  }
+
+  /** Completes a stage of waiters for the connection, on the backend's executor. */
+  private void open(@Nullable CompletableFuture<Void> opened) {
     if (opened != null) {
       try {
         executor.execute(() -> opened.complete(null));
