@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -24,17 +25,27 @@ final class ZooKeeperTestEnsembles {
   /** A longer tick than the kit's: sessions of up to 20 ticks (8 s) outlive a leader election. */
   static final int TICK_MILLIS = 400;
 
+  /**
+   * The system property that sets how often the leader's container manager deletes the TTL nodes
+   * whose time ran out (ZooKeeper reads it only from the system properties, not from a server's
+   * configuration; the build sets it for the test JVM).
+   */
+  private static final String TTL_CHECK_INTERVAL = "znode.container.checkIntervalMs";
+
   private ZooKeeperTestEnsembles() {}
 
   /**
-   * @return a started ensemble of three servers on free ports, once one of them leads
+   * @return a started ensemble of three servers on free ports, every one taking TTL nodes, once one
+   *     of them leads
    */
   static TestingCluster start() throws Exception {
     // The leader is found with the four-letter command "srvr".
     System.setProperty("zookeeper.4lw.commands.whitelist", "srvr");
     List<InstanceSpec> specs = new ArrayList<>();
     for (int id = 1; id <= 3; id++) {
-      specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MILLIS, 0));
+      // A server reads an unknown configuration key as the system property "zookeeper." + key.
+      Map<String, Object> ttlNodes = Map.of("extendedTypesEnabled", "true");
+      specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MILLIS, 0, ttlNodes));
     }
     TestingCluster ensemble = new TestingCluster(specs);
     try {
@@ -45,6 +56,20 @@ final class ZooKeeperTestEnsembles {
       throw e;
     }
     return ensemble;
+  }
+
+  /**
+   * @return how often the leader deletes the TTL nodes whose time ran out, as the build configures
+   *     the test JVM's servers
+   * @throws IllegalStateException if the build does not set it (the server's default, a minute,
+   *     would keep a dead holder's TTL permit far longer than its lease)
+   */
+  static Duration ttlCheckInterval() {
+    Integer millis = Integer.getInteger(TTL_CHECK_INTERVAL);
+    if (millis == null) {
+      throw new IllegalStateException("the build runs the tests with -D" + TTL_CHECK_INTERVAL);
+    }
+    return Duration.ofMillis(millis);
   }
 
   /**
