@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -93,20 +94,26 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
 
   @Override
   public void lock() {
-    Blocking.awaitUninterruptibly(startWaited(null));
+    Blocking.awaitUninterruptibly(awaitedByCaller(() -> start(-1, null)));
   }
 
   @Override
   public void lock(Duration leaseTime) {
     Arguments.leaseTime(leaseTime);
-    Blocking.awaitUninterruptibly(startWaited(leaseTime));
+    Blocking.awaitUninterruptibly(awaitedByCaller(() -> start(-1, leaseTime)));
   }
 
-  /** Starts an acquisition that the calling thread waits for, uninterruptibly, until it ends. */
-  private CompletableFuture<@Nullable Lease> startWaited(@Nullable Duration leaseTime) {
+  /**
+   * Starts an operation that the calling thread then waits for, blocked ({@link CallerWaits}).
+   *
+   * @param operation starts it
+   * @return its stage
+   */
+  private static <T> CompletableFuture<T> awaitedByCaller(
+      Supplier<CompletableFuture<T>> operation) {
     CallerWaits.begin();
     try {
-      return start(-1, leaseTime);
+      return operation.get();
     } finally {
       CallerWaits.end();
     }
@@ -163,14 +170,7 @@ final class LockHandle extends LeaseIssuingHandle implements DistributedLock {
 
   @Override
   public void unlock() {
-    CompletableFuture<Void> released;
-    CallerWaits.begin();
-    try {
-      released = unlockFor(owner());
-    } finally {
-      CallerWaits.end();
-    }
-    Blocking.join(released);
+    Blocking.join(awaitedByCaller(() -> unlockFor(owner())));
   }
 
   @Override
