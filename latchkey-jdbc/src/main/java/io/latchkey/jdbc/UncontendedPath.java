@@ -15,14 +15,25 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL: a lock's first hold on a free lock, and the last release of a lock nobody waits for,
- * each in one round trip and one transaction, with the decision taken by the database (table and
- * advisory modes; {@link TableLockStore} runs its general path when this one does not apply).
+ * each one statement in a transaction of its own, decided by the database (table and advisory
+ * modes; {@link TableLockStore} runs its general path when this one does not apply). The statement
+ * runs with autocommit on: the server's implicit transaction, no {@code BEGIN} or {@code COMMIT}
+ * sent, one round trip.
  *
- * <p>The text of each is three statements that pgjdbc sends together: the resource row's lock
- * ({@code SELECT ... FOR UPDATE}); one statement that checks and writes; {@code COMMIT}. The lock
- * is a statement of its own for the reason {@link Sql#lockAndLoad} gives: the next statement's
- * snapshot is taken after the lock was had, so it sees every row that the transaction it waited for
- * wrote.
+ * <p><b>Why one statement may decide.</b> The general path locks the resource row first and reads
+ * the holder and queue rows in a second statement, because a statement reads from a snapshot taken
+ * when it starts, before any lock it then waits for. This path reads the rows from its snapshot and
+ * then writes the resource row only if that row is still the version the snapshot saw (its {@code
+ * xmin}, the transaction that wrote it): PostgreSQL checks an {@code UPDATE}'s conditions again on
+ * the newest version when the row changed after the snapshot (read committed), and the system
+ * column {@code xmin} then differs. That check covers the holder and queue rows too, because every
+ * transaction that adds a row the decision depends on also writes the resource row, under its row
+ * lock, in the same transaction: a new holder takes the name's next fencing token ({@code fence}),
+ * a new queue place the next arrival number ({@code queue_seq}), a pending hand-off sets {@code
+ * woken_owner} (the general path's {@link LockRecord#writes}); deletions only make a lock freer. So
+ * if the resource row is the snapshot's version when this statement holds its row lock, no
+ * transaction added such a row after the snapshot, and the snapshot's answer is the answer. If the
+ * row changed, nothing is written and the general path decides.
  *
  * <p>The acquire grants only what the general path's rules would grant without a choice: the lock
  * has no holder row at all (none alive, none past its lease), no queue row (not even one past its
@@ -31,17 +42,21 @@ import org.jspecify.annotations.Nullable;
  * deadline of the database's clock plus the lease, and the keeper's hold is taken in the same
  * statement ({@link HoldKeeper.InlineHold#take}: {@code pg_try_advisory_lock} in advisory mode),
  * evaluated last, inside a {@code CASE}, so that it runs only when the rows say the lock is free;
- * the counter advances and the holder row is written only if it answered true. Nothing else is
- * written, as the general path would write nothing else. The release deletes the holder row only if
- * the grant's token matches, the row holds exactly one hold in the mode and none in the other, the
- * holder is alive ({@link HoldKeeper.InlineHold#holderAlive}) and nobody is queued, so that no
- * wake-up is due; the keeper's hold is given back for the deleted row.
+ * the counter advances and the holder row is written only if it answered true and the resource row
+ * had not changed. Nothing else is written, as the general path would write nothing else. The
+ * release deletes the holder row only if the grant's token matches, the row holds exactly one hold
+ * in the mode and none in the other, the holder is alive ({@link
+ * HoldKeeper.InlineHold#holderAlive}), nobody is queued (so that no wake-up is due) and the
+ * resource row had not changed (which it rewrites unchanged, to hold its row lock); the keeper's
+ * hold is given back for the deleted row.
  *
- * <p>When either finds its case does not apply, its transaction has committed having written
- * nothing, and the general path runs in a new one: a contended operation pays one round trip more.
- * A failure is the operation's answer (never followed by the general path); if the acquire's
- * statement failed after the keeper may have taken its hold, that hold is given back ({@link
- * HoldKeeper.InlineHold#undoTake}), as the general path gives back a hold whose commit failed.
+ * <p>When either finds its case does not apply, it has written nothing (or the resource row
+ * unchanged), and the general path runs in a new transaction: a contended operation pays one round
+ * trip more. An acquire whose keeper took its hold but whose resource row had changed gives that
+ * hold back ({@link HoldKeeper.InlineHold#undoTake}) before the general path runs. A failure is the
+ * operation's answer (never followed by the general path); if the acquire's statement failed after
+ * the keeper may have taken its hold, that hold is given back as well, as the general path gives
+ * back a hold whose commit failed.
  */
 final class UncontendedPath {
   private final HoldKeeper.InlineHold hold;
@@ -54,16 +69,14 @@ final class UncontendedPath {
     String r = schema.resources();
     String h = schema.holders();
     String q = schema.queue();
-    String lockRow = "SELECT 1 FROM " + r + " WHERE res_key = ? FOR UPDATE; ";
     for (LockMode mode : LockMode.values()) {
       boolean shared = mode == LockMode.SHARED;
       acquire.put(
           mode,
-          lockRow
-              // OFFSET 0 keeps the subquery apart: the clock is read once, and the CASE (with the
-              // keeper's take) is evaluated for the one row of this name only.
-              + "WITH g AS (SELECT s.res_key, GREATEST(s.fence + 1, s.now * 1000) AS token, s.now"
-              + " FROM (SELECT res_key, fence, woken_owner, "
+          // OFFSET 0 keeps the subquery apart: the clock is read once, and the CASE (with the
+          // keeper's take) is evaluated for the one row of this name only.
+          "WITH g AS (SELECT s.res_key, s.seen, GREATEST(s.fence + 1, s.now * 1000) AS token,"
+              + " s.now FROM (SELECT res_key, xmin AS seen, fence, woken_owner, "
               + sql.dialect.nowMillis()
               + " AS now FROM "
               + r
@@ -76,27 +89,31 @@ final class UncontendedPath {
               + hold.take(mode)
               + " ELSE FALSE END), u AS (UPDATE "
               + r
-              + " t SET fence = g.token FROM g WHERE t.res_key = g.res_key) INSERT INTO "
+              + " t SET fence = g.token FROM g WHERE t.res_key = g.res_key AND t.xmin = g.seen"
+              + " RETURNING g.res_key, g.token, g.now), i AS (INSERT INTO "
               + h
               + " (res_key, holder_key, holder_id, client_id, shared_holds, exclusive_holds,"
-              + " expires_at, token) SELECT g.res_key, ?, ?, ?, "
+              + " expires_at, token) SELECT u.res_key, ?, ?, ?, "
               + (shared ? "1, 0" : "0, 1")
-              + ", g.now + ?, g.token FROM g RETURNING token; COMMIT");
+              + ", u.now + ?, u.token FROM u RETURNING token) SELECT (SELECT token FROM i) FROM g");
       release.put(
           mode,
-          lockRow
-              + "WITH d AS (DELETE FROM "
+          "WITH u AS (UPDATE "
+              + r
+              + " t SET fence = t.fence WHERE t.res_key = ? AND t.xmin = (SELECT xmin FROM "
+              + r
+              + " WHERE res_key = ?) AND NOT EXISTS (SELECT 1 FROM "
+              + q
+              + " WHERE res_key = t.res_key) RETURNING 1), d AS (DELETE FROM "
               + h
               + " WHERE res_key = ? AND holder_key = ? AND (CAST(? AS BOOLEAN) OR token = ?) AND "
               + (shared ? "shared_holds = 1 AND exclusive_holds = 0" : "exclusive_holds = 1")
               + (shared ? "" : " AND shared_holds = 0")
               + " AND "
               + hold.holderAlive()
-              + " AND NOT EXISTS (SELECT 1 FROM "
-              + q
-              + " WHERE res_key = ?) RETURNING token) SELECT "
+              + " AND EXISTS (SELECT 1 FROM u) RETURNING token) SELECT "
               + hold.give(mode)
-              + " FROM d; COMMIT");
+              + " FROM d");
     }
   }
 
@@ -128,19 +145,17 @@ final class UncontendedPath {
     hold.prepare(connection, key, request.name());
     try (PreparedStatement text = connection.prepareStatement(acquire.get(request.mode()))) {
       text.setString(1, key);
-      text.setString(2, key);
-      int index = hold.bindHold(text, 3, key);
+      int index = hold.bindHold(text, 2, key);
       text.setString(index++, ResourceKeys.holder(request.owner()));
       text.setString(index++, request.owner());
       text.setString(index++, clientId);
       text.setLong(index, request.leaseMillis());
+      long token;
       try {
-        long token = tokenOf(text);
-        return token < 0 ? null : AcquireResult.granted(token, 1);
+        token = runAlone(connection, () -> tokenOf(text));
       } catch (SQLException | RuntimeException e) {
         if (!Transactions.isBroken(e)) {
           try {
-            connection.rollback();
             hold.undoTake(connection, key, request.mode());
           } catch (SQLException | RuntimeException alsoFailed) {
             e.addSuppressed(alsoFailed);
@@ -148,11 +163,20 @@ final class UncontendedPath {
         }
         throw e;
       }
+      if (token == NOT_FREE) {
+        return null;
+      }
+      if (token == CHANGED) {
+        // The rows said free and the keeper took its hold, but the resource row had changed.
+        hold.undoTake(connection, key, request.mode());
+        return null;
+      }
+      return AcquireResult.granted(token, 1);
     }
   }
 
   /**
-   * Releases a holder's last hold when nobody waits, in a transaction of its own that it commits.
+   * Releases a holder's last hold when nobody waits, in a transaction of its own.
    *
    * @param connection the operation's connection, with no transaction open
    * @param grant the grant
@@ -165,34 +189,64 @@ final class UncontendedPath {
     try (PreparedStatement text = connection.prepareStatement(release.get(mode))) {
       text.setString(1, key);
       text.setString(2, key);
-      text.setString(3, ResourceKeys.holder(grant.holderId()));
-      text.setBoolean(4, grant.fencingToken() == GrantRef.ANY_TOKEN);
-      text.setLong(5, grant.fencingToken());
-      int index = hold.bindAlive(text, 6);
-      text.setString(index++, key);
+      text.setString(3, key);
+      text.setString(4, ResourceKeys.holder(grant.holderId()));
+      text.setBoolean(5, grant.fencingToken() == GrantRef.ANY_TOKEN);
+      text.setLong(6, grant.fencingToken());
+      int index = hold.bindAlive(text, 7);
       hold.bindHold(text, index, key);
-      text.execute();
-      skipLockRow(text);
-      try (ResultSet rs = text.getResultSet()) {
-        return rs.next();
+      return runAlone(
+          connection,
+          () -> {
+            try (ResultSet rs = text.executeQuery()) {
+              return rs.next();
+            }
+          });
+    }
+  }
+
+  /** A statement's work, for {@link #runAlone}. */
+  private interface Call<T> {
+    T run() throws SQLException;
+  }
+
+  /**
+   * Runs one statement in the server's implicit transaction (autocommit), then turns autocommit off
+   * again, as {@link Transactions} keeps the connection. pgjdbc sends nothing for either switch
+   * while no transaction is open. A failure of the statement is the answer, even if the connection
+   * it ended refuses the switch back.
+   */
+  private static <T> T runAlone(Connection connection, Call<T> statement) throws SQLException {
+    connection.setAutoCommit(true);
+    T result;
+    try {
+      result = statement.run();
+    } catch (SQLException | RuntimeException e) {
+      try {
+        connection.setAutoCommit(false);
+      } catch (SQLException alsoFailed) {
+        e.addSuppressed(alsoFailed);
       }
+      throw e;
     }
+    connection.setAutoCommit(false);
+    return result;
   }
 
-  /** The token the acquire's text answered, or -1 if it wrote nothing. */
+  /** {@link #tokenOf}: the rows said the lock is not free; nothing was taken or written. */
+  private static final long NOT_FREE = -2;
+
+  /** {@link #tokenOf}: the keeper took its hold, but the resource row had changed. */
+  private static final long CHANGED = -1;
+
+  /** The token the acquire's statement answered, or {@link #NOT_FREE} or {@link #CHANGED}. */
   private static long tokenOf(PreparedStatement text) throws SQLException {
-    text.execute();
-    skipLockRow(text);
-    try (ResultSet rs = text.getResultSet()) {
-      return rs.next() ? rs.getLong(1) : -1;
-    }
-  }
-
-  /** Moves from the row lock's result to the next statement's. */
-  private static void skipLockRow(PreparedStatement text) throws SQLException {
-    text.getResultSet().close();
-    if (!text.getMoreResults()) {
-      throw new IllegalStateException("the second statement of a text answered no rows");
+    try (ResultSet rs = text.executeQuery()) {
+      if (!rs.next()) {
+        return NOT_FREE;
+      }
+      long token = rs.getLong(1);
+      return rs.wasNull() ? CHANGED : token;
     }
   }
 }
