@@ -249,15 +249,7 @@ class ZooKeeperConnectionLossTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
     String queued = children().get(1);
 
-    server().stop();
-    await().atMost(Duration.ofSeconds(10)).until(down);
-    ExecutionException failed =
-        org.junit.jupiter.api.Assertions.assertThrows(
-            ExecutionException.class, () -> waiting.get(20, TimeUnit.SECONDS));
-    assertThat(failed.getCause()).isInstanceOf(LockTimeoutException.class);
-    server().restart();
-
-    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
+    timesOutWhileTheServerIsDown(waiting, down, held);
     await().atMost(Duration.ofSeconds(20)).until(() -> !children().contains(queued));
     assertThat(children()).hasSize(1);
     held.release();
@@ -527,27 +519,14 @@ class ZooKeeperConnectionLossTest {
       List<ConnectionState> waiterStates,
       java.util.concurrent.Callable<Boolean> down)
       throws Exception {
-    Latchkey holder = connect(null);
-    assertThat(holder.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
-    Lease held = holder.leasedSemaphore(NAME).acquire(Duration.ofSeconds(5));
+    Lease held = holdTheOnlyPermit();
     CompletableFuture<Lease> waiting =
         waiter.leasedSemaphore(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
     await().atMost(Duration.ofSeconds(10)).until(() -> waits.get() > 0);
 
-    server().stop();
-    await().atMost(Duration.ofSeconds(10)).until(down);
-    server().restart();
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .until(() -> waiterStates.contains(ConnectionState.RECONNECTED));
+    restartServer(waiterStates, down);
     await().atMost(Duration.ofSeconds(20)).until(held::isValid);
-    assertThat(waiting).isNotDone();
-
-    held.release();
-    Lease next = waiting.get(20, TimeUnit.SECONDS);
-    assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
-    assertThat(permits()).singleElement().isEqualTo(permitNode(next));
-    next.release();
+    releaseTo(held, waiting);
   }
 
   /**
@@ -556,11 +535,9 @@ class ZooKeeperConnectionLossTest {
    */
   @Test
   void aLeasedSemaphoreWaiterWhoseSessionIsLostGoesOnWaiting() throws Exception {
-    Latchkey holder = connect(null);
     CuratorFramework waiterCurator = curator(new CopyOnWriteArrayList<>());
     Latchkey waiter = using(waiterCurator, OPERATION_TIMEOUT);
-    assertThat(holder.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
-    Lease held = holder.leasedSemaphore(NAME).acquire(Duration.ofSeconds(5));
+    Lease held = holdTheOnlyPermit();
     CompletableFuture<Lease> waiting =
         waiter
             .leasedSemaphore(NAME)
@@ -577,6 +554,53 @@ class ZooKeeperConnectionLossTest {
             () ->
                 waiterCurator.getZookeeperClient().isConnected()
                     && waiterCurator.getZookeeperClient().getZooKeeper().getSessionId() != expired);
+    releaseTo(held, waiting);
+  }
+
+  /** A waiter whose wait ends while the server is down gets the wait's timeout, not a failure. */
+  @Test
+  void aLeasedSemaphoreWaitThatEndsWhileTheConnectionIsDownTimesOut() throws Exception {
+    List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
+    Latchkey waiter = connect(waiterStates);
+    Lease held = holdTheOnlyPermit();
+    CompletableFuture<Lease> waiting =
+        waiter.leasedSemaphore(NAME).acquireAsync(Duration.ofSeconds(3)).toCompletableFuture();
+    await().atMost(Duration.ofSeconds(10)).until(() -> waits.get() > 0);
+
+    timesOutWhileTheServerIsDown(
+        waiting, () -> waiterStates.contains(ConnectionState.SUSPENDED), held);
+    held.release();
+  }
+
+  /**
+   * Stops the server until the waiter's client heard of it ({@code down}); the wait ends with its
+   * timeout meanwhile. Then starts it again, until the holder's lease is valid again.
+   */
+  private void timesOutWhileTheServerIsDown(
+      CompletableFuture<Lease> waiting, java.util.concurrent.Callable<Boolean> down, Lease held)
+      throws Exception {
+    server().stop();
+    await().atMost(Duration.ofSeconds(10)).until(down);
+    ExecutionException failed =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class, () -> waiting.get(20, TimeUnit.SECONDS));
+    assertThat(failed.getCause()).isInstanceOf(LockTimeoutException.class);
+    server().restart();
+    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
+  }
+
+  /** Another client takes the only permit of the leased semaphore {@link #NAME}. */
+  private Lease holdTheOnlyPermit() throws Exception {
+    Latchkey holder = connect(null);
+    assertThat(holder.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
+    return holder.leasedSemaphore(NAME).acquire(Duration.ofSeconds(5));
+  }
+
+  /**
+   * The holder of the only permit releases it, and the waiter, still waiting, is granted: the one
+   * permit node is its own, with a later token.
+   */
+  private void releaseTo(Lease held, CompletableFuture<Lease> waiting) throws Exception {
     assertThat(waiting).isNotDone();
     held.release();
     Lease next = waiting.get(20, TimeUnit.SECONDS);
@@ -585,29 +609,19 @@ class ZooKeeperConnectionLossTest {
     next.release();
   }
 
-  /** A waiter whose wait ends while the server is down gets the wait's timeout, not a failure. */
-  @Test
-  void aLeasedSemaphoreWaitThatEndsWhileTheConnectionIsDownTimesOut() throws Exception {
-    Latchkey holder = connect(null);
-    List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
-    Latchkey waiter = connect(waiterStates);
-    assertThat(holder.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
-    Lease held = holder.leasedSemaphore(NAME).acquire(Duration.ofSeconds(5));
-    CompletableFuture<Lease> waiting =
-        waiter.leasedSemaphore(NAME).acquireAsync(Duration.ofSeconds(3)).toCompletableFuture();
-    await().atMost(Duration.ofSeconds(10)).until(() -> waits.get() > 0);
-
+  /**
+   * Stops the server until the waiter's client heard of it ({@code down}), and starts it again
+   * until that client is reconnected.
+   */
+  private void restartServer(
+      List<ConnectionState> waiterStates, java.util.concurrent.Callable<Boolean> down)
+      throws Exception {
     server().stop();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> waiterStates.contains(ConnectionState.SUSPENDED));
-    ExecutionException failed =
-        org.junit.jupiter.api.Assertions.assertThrows(
-            ExecutionException.class, () -> waiting.get(20, TimeUnit.SECONDS));
-    assertThat(failed.getCause()).isInstanceOf(LockTimeoutException.class);
+    await().atMost(Duration.ofSeconds(10)).until(down);
     server().restart();
-    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
-    held.release();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> waiterStates.contains(ConnectionState.RECONNECTED));
   }
 
   /**
@@ -627,14 +641,7 @@ class ZooKeeperConnectionLossTest {
         waiter.countDownLatch(NAME).awaitAsync(Duration.ofSeconds(60)).toCompletableFuture();
     await().atMost(Duration.ofSeconds(10)).until(() -> waits.get() == 2);
 
-    server().stop();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> waiterStates.contains(ConnectionState.SUSPENDED));
-    server().restart();
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .until(() -> waiterStates.contains(ConnectionState.RECONNECTED));
+    restartServer(waiterStates, () -> waiterStates.contains(ConnectionState.SUSPENDED));
     assertThat(acquiring).isNotDone();
     assertThat(awaiting).isNotDone();
 
