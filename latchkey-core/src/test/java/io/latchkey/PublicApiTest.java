@@ -90,6 +90,7 @@ class PublicApiTest {
             "RenewResult",
             "ResourceType",
             "SemaphoreStore",
+            "WaitingAttempts",
             "Wakeup",
             "WakeupBus",
             "WakeupBus$Subscription");

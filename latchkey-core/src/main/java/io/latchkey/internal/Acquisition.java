@@ -6,6 +6,7 @@ import io.latchkey.Ticker;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ResourceType;
+import io.latchkey.spi.WaitingAttempts;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -327,9 +328,13 @@ final class Acquisition<T> extends CompletableFuture<@Nullable T>
     handle(attemptOnce(), signal);
   }
 
+  /**
+   * One attempt; one of a wait (a wait time other than zero) is marked so for the backend ({@link
+   * WaitingAttempts}).
+   */
   private CompletableFuture<Attempt<T>> attemptOnce() {
     try {
-      return strategy.attempt();
+      return WaitingAttempts.start(plan.waitNanos() != 0, strategy::attempt);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }

@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.spi.AcquireResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -7,6 +8,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 
@@ -137,15 +140,97 @@ final class ConnectionGate {
   }
 
   /**
+   * A waiting attempt through a lost connection (the engine tries again within the wait): while the
+   * connection is down it sends nothing and answers {@code offline}, and so it does when it fails
+   * on the connection, so that a blip does not end the wait. Only for an attempt whose calls are
+   * safe to make again after such a failure; one that is not (a write that may have been applied,
+   * and would count twice) marks its failure {@link NotRepeatable}, which fails the attempt, as
+   * does any failure that is not the connection's.
+   *
+   * @param attempt sends the attempt's calls
+   * @param offline the answer "busy until the connection is back", given the stage that completes
+   *     then, or null if the client reports it back already (try again shortly)
+   * @return the attempt's answer, or {@code offline}'s
+   */
+  <T> CompletableFuture<T> waiting(
+      Supplier<CompletableFuture<T>> attempt,
+      Function<@Nullable CompletableFuture<Void>, T> offline) {
+    CompletableFuture<Void> down = whileDown();
+    if (down != null) {
+      return CompletableFuture.completedFuture(offline.apply(down));
+    }
+    return attempt
+        .get()
+        .exceptionallyCompose(
+            failure -> {
+              Throwable cause = cause(failure);
+              if (isNotRepeatable(failure) || !isConnectionLoss(cause)) {
+                return CompletableFuture.failedFuture(cause);
+              }
+              return CompletableFuture.completedFuture(offline.apply(whileDown()));
+            });
+  }
+
+  /**
+   * An acquire attempt's answer while the connection is down ({@link #waiting}'s {@code offline}).
+   *
+   * @param back completes when the connection is back, or null if the client reports it back
+   * @return busy until then
+   */
+  static AcquireResult busyUntilBack(@Nullable CompletableFuture<Void> back) {
+    return back == null
+        ? AcquireResult.busy(RECONNECTED_RETRY_MILLIS)
+        : AcquireResult.busyUntil(back);
+  }
+
+  /**
+   * @param failure a call's failure, perhaps wrapped (in {@link CompletionException}, {@link
+   *     NotRepeatable})
+   * @return the failure itself
+   */
+  static Throwable cause(Throwable failure) {
+    Throwable cause = unwrap(failure);
+    Throwable inner = cause instanceof NotRepeatable ? cause.getCause() : null;
+    return inner != null ? inner : cause;
+  }
+
+  private static boolean isNotRepeatable(Throwable failure) {
+    return unwrap(failure) instanceof NotRepeatable;
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  /**
+   * Wraps the failure of a write that must not be repeated (it adds a hold or takes permits, or it
+   * claims a node that is not a place this client keeps): the call fails with the cause, even for a
+   * waiter ({@link #waiting}).
+   */
+  static final class NotRepeatable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotRepeatable(Throwable cause) {
+      super(unwrap(cause));
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
+  }
+
+  /**
    * @param failure a call's failure
    * @return whether it is the connection's (lost, or the session gone or moved): the call may or
    *     may not have been applied, and the connection says nothing about the lock
    */
   static boolean isConnectionLoss(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = unwrap(failure);
     if (!(cause instanceof KeeperException keeper)) {
       return false;
     }

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Nodes that a call which failed on the connection may have left in this client's session, deleted
@@ -23,8 +24,14 @@ final class StrandedNodes {
   private final ZooKeeperCalls calls;
   private final ConnectionGate gate;
 
-  /** Each stranded node and the version it is deleted at (-1: any). */
-  private final Map<String, Integer> stranded = new ConcurrentHashMap<>();
+  /**
+   * A stranded node's delete: the version it is sent at (-1: any), and a stage that completes once
+   * it is answered.
+   */
+  private record Pending(int version, CompletableFuture<Void> answered) {}
+
+  /** Each stranded node's delete. */
+  private final Map<String, Pending> stranded = new ConcurrentHashMap<>();
 
   StrandedNodes(ZooKeeperCalls calls, ConnectionGate gate) {
     this.calls = calls;
@@ -48,27 +55,43 @@ final class StrandedNodes {
       Consumer<KeeperException.Code> answered) {
     return call.whenComplete(
         (answer, failure) -> {
-          if (failure != null
-              && ConnectionGate.isConnectionLoss(failure)
-              && stranded.putIfAbsent(path, version) == null) {
-            gate.whenBack(() -> delete(path, version, answered));
+          if (failure == null || !ConnectionGate.isConnectionLoss(failure)) {
+            return;
+          }
+          Pending pending = new Pending(version, new CompletableFuture<>());
+          if (stranded.putIfAbsent(path, pending) == null) {
+            gate.whenBack(() -> delete(path, pending, answered));
           }
         });
   }
 
+  /**
+   * For a caller that would make a node at the same path again (a waiting acquisition keeps its
+   * permit id): the stranded node's delete must be answered first, or it could delete the new node.
+   *
+   * @param path a node
+   * @return a stage that completes once the pending delete of the node is answered, or null if none
+   *     is pending
+   */
+  @Nullable CompletableFuture<Void> deleting(String path) {
+    Pending pending = stranded.get(path);
+    return pending == null ? null : pending.answered();
+  }
+
   // The delete routes its own outcome: answered, or sent again after the next blip.
   @SuppressWarnings("FutureReturnValueIgnored")
-  private void delete(String path, int version, Consumer<KeeperException.Code> answered) {
+  private void delete(String path, Pending pending, Consumer<KeeperException.Code> answered) {
     calls
-        .delete(path, version)
+        .delete(path, pending.version())
         .whenComplete(
             (code, failure) -> {
               if (failure != null && ConnectionGate.isConnectionLoss(failure)) {
-                gate.whenBack(() -> delete(path, version, answered));
+                gate.whenBack(() -> delete(path, pending, answered));
                 return;
               }
               // Answered, or refused for good.
-              stranded.remove(path, version);
+              stranded.remove(path, pending);
+              pending.answered().complete(null);
               if (code != null) {
                 answered.accept(code);
               }

@@ -234,11 +234,18 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
             gate,
             stranded,
             layout);
-    this.semaphores = new ZooKeeperSemaphoreStore(counters);
+    this.semaphores = new ZooKeeperSemaphoreStore(counters, gate);
     this.leasedSemaphores =
         new ZooKeeperLeasedSemaphoreStore(
-            calls, counters, this::sessionTimeoutMillis, stranded, ttlNodes, description, self);
-    this.latches = new ZooKeeperLatchStore(counters);
+            calls,
+            counters,
+            this::sessionTimeoutMillis,
+            stranded,
+            gate,
+            ttlNodes,
+            description,
+            self);
+    this.latches = new ZooKeeperLatchStore(counters, gate);
     this.admin = new ZooKeeperAdminStore(calls, counters, layout);
     // A Curator layout's lock directories are shared with Curator, which must not meet a fence.
     this.fences =

@@ -59,11 +59,20 @@ final class ZooKeeperCounters {
    * @return the decision's answer once applied
    */
   <T> CompletableFuture<T> update(String path, Function<Counter, Change<T>> decide) {
-    return update(path, decide, 0);
+    return update(path, decide, false, 0);
+  }
+
+  /**
+   * {@link #update}, for an attempt that a waiter may make again after it failed on the connection
+   * ({@link ConnectionGate#waiting}): a failure of the change, which may have been applied, is
+   * marked {@link ConnectionGate.NotRepeatable}; a failure of the read changed nothing.
+   */
+  <T> CompletableFuture<T> updateOnce(String path, Function<Counter, Change<T>> decide) {
+    return update(path, decide, true, 0);
   }
 
   private <T> CompletableFuture<T> update(
-      String path, Function<Counter, Change<T>> decide, int round) {
+      String path, Function<Counter, Change<T>> decide, boolean changeOnce, int round) {
     if (round >= ATTEMPTS) {
       return CompletableFuture.failedFuture(
           new ConcurrentModificationException(path + " kept changing"));
@@ -95,11 +104,18 @@ final class ZooKeeperCounters {
                         .delete(path, counter.version())
                         .thenApply(code -> code == KeeperException.Code.OK);
               }
+              if (changeOnce) {
+                applied =
+                    applied.exceptionallyCompose(
+                        failure ->
+                            CompletableFuture.failedFuture(
+                                new ConnectionGate.NotRepeatable(failure)));
+              }
               return applied.thenCompose(
                   ok ->
                       ok
                           ? CompletableFuture.completedFuture(answer)
-                          : update(path, decide, round + 1));
+                          : update(path, decide, changeOnce, round + 1));
             });
   }
 

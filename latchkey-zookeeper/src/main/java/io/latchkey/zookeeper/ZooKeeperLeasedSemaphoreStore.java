@@ -5,6 +5,7 @@ import io.latchkey.PermitInfo;
 import io.latchkey.UnsupportedFeatureException;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.LeasedSemaphoreStore;
+import io.latchkey.spi.WaitingAttempts;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.LinkedHashMap;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -48,9 +50,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A grant or release that fails on the connection may leave the permit's node behind (in the
  * session, or for its TTL): it is handed to {@link StrandedNodes}, which deletes it once the
- * connection is back. The failed acquisition's permit id is never used again (each acquisition
- * draws fresh ids), and the engine forgot a permit whose release failed, so the delete takes no
- * permit that anyone holds.
+ * connection is back. A try's failed permit id is never used again (each acquisition draws fresh
+ * ids); a waiting acquisition keeps its id, and its next attempt waits for that delete to be
+ * answered ({@link #acquire}); the engine forgot a permit whose release failed: so the delete takes
+ * no permit that anyone holds.
  */
 final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private static final int ATTEMPTS = 64;
@@ -71,6 +74,7 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private final ZooKeeperCounters counters;
   private final LongSupplier sessionTimeoutMillis;
   private final StrandedNodes stranded;
+  private final ConnectionGate gate;
   private final boolean ttlNodes;
   private final String description;
   private final ClientIdentity self;
@@ -85,6 +89,7 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
       ZooKeeperCounters counters,
       LongSupplier sessionTimeoutMillis,
       StrandedNodes stranded,
+      ConnectionGate gate,
       boolean ttlNodes,
       String description,
       ClientIdentity self) {
@@ -92,6 +97,7 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
     this.counters = counters;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
     this.stranded = stranded;
+    this.gate = gate;
     this.ttlNodes = ttlNodes;
     this.description = description;
     this.self = self;
@@ -112,11 +118,7 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   @Override
   public CompletableFuture<AcquireResult> tryAcquire(
       String name, String permitId, long leaseMillis) {
-    return stranded.onConnectionLoss(
-        attempt(name, permitId, SESSION_BOUND, 0),
-        ZooKeeperPaths.permit(name, permitId),
-        -1,
-        code -> {});
+    return acquire(name, permitId, SESSION_BOUND);
   }
 
   /** A permit with an explicit lease: a TTL node whose time to live is the lease. */
@@ -128,11 +130,35 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
           new UnsupportedFeatureException(
               Feature.PERMIT_LEASE_TIME, description, ZooKeeperBackend.NO_TTL_NODES));
     }
-    return stranded.onConnectionLoss(
-        attempt(name, permitId, leaseMillis, 0),
-        ZooKeeperPaths.permit(name, permitId),
-        -1,
-        code -> {});
+    return acquire(name, permitId, leaseMillis);
+  }
+
+  /**
+   * One attempt of an acquisition. One of a wait ({@link WaitingAttempts}) goes through the
+   * connection gate ({@link ConnectionGate#waiting}): it is busy until the connection is back while
+   * it is down or when a call fails on it, and the engine tries again within the wait. Its calls
+   * may be made again: the reads change nothing, and a grant that failed on the connection left its
+   * node (if the server applied it) to {@link StrandedNodes}, whose delete the acquisition's next
+   * attempt waits for before it looks for its permit, since it keeps its permit id and would make
+   * the node at the same path again (a node left from the expired session is gone already, and the
+   * delete answers so). So a wait outlasts a blip or a session's end with no permit held for
+   * nobody.
+   *
+   * @param ttlMillis the permit node's time to live, or {@link #SESSION_BOUND}
+   */
+  private CompletableFuture<AcquireResult> acquire(String name, String permitId, long ttlMillis) {
+    boolean waits = WaitingAttempts.take();
+    String permit = ZooKeeperPaths.permit(name, permitId);
+    Supplier<CompletableFuture<AcquireResult>> once =
+        () -> {
+          CompletableFuture<Void> deleting = stranded.deleting(permit);
+          if (deleting != null) {
+            return CompletableFuture.completedFuture(AcquireResult.busyUntil(deleting));
+          }
+          return stranded.onConnectionLoss(
+              attempt(name, permitId, ttlMillis, 0), permit, -1, code -> {});
+        };
+    return waits ? gate.waiting(once, ConnectionGate::busyUntilBack) : once.get();
   }
 
   /**

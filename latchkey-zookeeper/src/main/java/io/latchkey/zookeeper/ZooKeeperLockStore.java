@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -218,26 +217,25 @@ final class ZooKeeperLockStore implements LockStore {
 
   @Override
   public CompletableFuture<AcquireResult> tryAcquire(LockRequest request) {
-    boolean waits = request.queueKeepAliveMillis() > 0;
-    CompletableFuture<AcquireResult> answer;
-    if (waits) {
-      CompletableFuture<Void> down = gate.whileDown();
-      if (down != null) {
-        return CompletableFuture.completedFuture(offline(request, down));
-      }
+    if (request.queueKeepAliveMillis() > 0) {
+      return gate.waiting(() -> attemptFirst(request, true), back -> offline(request, back));
     }
+    // A try that will not wait fails on a lost connection, as any other call does.
+    return attemptFirst(request, false)
+        .exceptionallyCompose(
+            failure -> CompletableFuture.failedFuture(ConnectionGate.cause(failure)));
+  }
+
+  private CompletableFuture<AcquireResult> attemptFirst(LockRequest request, boolean waits) {
     QueuePlace leaving = queued.get(key(request.name(), request.owner()));
     if (leaving != null && leaving.isLeaving()) {
       // The owner's node that is being deleted goes first: found by a listing, it would pass for
       // the owner's own (its path may not be known yet).
-      answer = finishLeaving(leaving).thenCompose(done -> tryAcquire(request));
-    } else if (!waits) {
-      // A try that will not wait fails on a lost connection, as any other call does.
-      answer = attempt(request, 0);
-    } else {
-      answer = settle(request).thenCompose(settled -> firstAttempt(request));
+      return finishLeaving(leaving).thenCompose(done -> tryAcquire(request));
     }
-    return answer.exceptionallyCompose(failure -> afterFailure(request, waits, failure));
+    return waits
+        ? settle(request).thenCompose(settled -> firstAttempt(request))
+        : attempt(request, 0);
   }
 
   /**
@@ -358,18 +356,6 @@ final class ZooKeeperLockStore implements LockStore {
     return new Held(path, data.token(node.czxid()), node.version(), data, node.session());
   }
 
-  private CompletableFuture<AcquireResult> afterFailure(
-      LockRequest request, boolean waits, Throwable failure) {
-    Throwable cause = unwrap(failure);
-    if (cause instanceof NotRepeatable notRepeatable) {
-      return CompletableFuture.failedFuture(notRepeatable.getCause());
-    }
-    if (!waits || !ConnectionGate.isConnectionLoss(cause)) {
-      return CompletableFuture.failedFuture(cause);
-    }
-    return CompletableFuture.completedFuture(offline(request, gate.whileDown()));
-  }
-
   /**
    * The connection is down (or a call failed on it): busy until it is back. The owner's place, if
    * it has one, is kept alive: the owner is still there, only the connection is not.
@@ -380,9 +366,7 @@ final class ZooKeeperLockStore implements LockStore {
       place.attempted(request);
       schedule(place);
     }
-    return back == null
-        ? AcquireResult.busy(ConnectionGate.RECONNECTED_RETRY_MILLIS)
-        : AcquireResult.busyUntil(back);
+    return ConnectionGate.busyUntilBack(back);
   }
 
   /**
@@ -563,7 +547,9 @@ final class ZooKeeperLockStore implements LockStore {
                     return calls
                         .write(path, more.encode(), version)
                         .exceptionallyCompose(
-                            failure -> CompletableFuture.failedFuture(new NotRepeatable(failure)))
+                            failure ->
+                                CompletableFuture.failedFuture(
+                                    new ConnectionGate.NotRepeatable(failure)))
                         .thenCompose(
                             code -> {
                               if (code != KeeperException.Code.OK) {
@@ -608,7 +594,7 @@ final class ZooKeeperLockStore implements LockStore {
         .exceptionallyCompose(
             failure -> {
               if (ours == null) {
-                return CompletableFuture.failedFuture(new NotRepeatable(failure));
+                return CompletableFuture.failedFuture(new ConnectionGate.NotRepeatable(failure));
               }
               ours.endClaim();
               schedule(ours);
@@ -695,7 +681,7 @@ final class ZooKeeperLockStore implements LockStore {
     // creation id and deleted once the connection is back.
     return answer.whenComplete(
         (result, failure) -> {
-          if (failure != null && ConnectionGate.isConnectionLoss(unwrapNotRepeatable(failure))) {
+          if (failure != null && ConnectionGate.isConnectionLoss(ConnectionGate.cause(failure))) {
             strand(placeOf(request, dir, digest, creation));
           }
         });
@@ -1548,37 +1534,6 @@ final class ZooKeeperLockStore implements LockStore {
   private static String creationId() {
     return Long.toHexString(ThreadLocalRandom.current().nextLong())
         + Long.toHexString(ThreadLocalRandom.current().nextLong());
-  }
-
-  private static Throwable unwrapNotRepeatable(Throwable failure) {
-    Throwable cause = unwrap(failure);
-    Throwable inner = cause instanceof NotRepeatable ? cause.getCause() : null;
-    return inner != null ? inner : cause;
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
-  }
-
-  /**
-   * Wraps the failure of a write that must not be repeated (it adds a hold, or it claims a node
-   * that is not a place this client keeps): the call fails with the cause, even for a waiter.
-   */
-  private static final class NotRepeatable extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    NotRepeatable(Throwable cause) {
-      super(unwrap(cause));
-    }
-
-    @Override
-    public synchronized Throwable fillInStackTrace() {
-      return this;
-    }
   }
 
   private static @Nullable LockNode ownersNode(List<LockNode> nodes, String digest) {

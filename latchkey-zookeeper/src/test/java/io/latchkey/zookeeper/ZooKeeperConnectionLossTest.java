@@ -7,10 +7,12 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.BackendTimeoutException;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
+import io.latchkey.LatchkeyObserver;
 import io.latchkey.LatchkeyOptions;
 import io.latchkey.Lease;
 import io.latchkey.LockMode;
 import io.latchkey.LockTimeoutException;
+import io.latchkey.Primitive;
 import io.latchkey.servers.FreezableTcpProxy;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.BackendContext;
@@ -86,6 +88,22 @@ class ZooKeeperConnectionLossTest {
 
   private @Nullable TestingServer server;
   private final List<Latchkey> clients = new ArrayList<>();
+
+  /** How many acquisitions of the test's clients have been refused once and wait. */
+  private final AtomicInteger waits = new AtomicInteger();
+
+  private final LatchkeyObserver waitCounter =
+      new LatchkeyObserver() {
+        @Override
+        public AcquireObservation acquireStarted(Primitive primitive, String backend, String name) {
+          return new AcquireObservation() {
+            @Override
+            public void waiting() {
+              waits.incrementAndGet();
+            }
+          };
+        }
+      };
   private final List<CuratorFramework> curators = new ArrayList<>();
   private @Nullable CuratorFramework observer;
 
@@ -231,15 +249,7 @@ class ZooKeeperConnectionLossTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
     String queued = children().get(1);
 
-    server().stop();
-    await().atMost(Duration.ofSeconds(10)).until(down);
-    ExecutionException failed =
-        org.junit.jupiter.api.Assertions.assertThrows(
-            ExecutionException.class, () -> waiting.get(20, TimeUnit.SECONDS));
-    assertThat(failed.getCause()).isInstanceOf(LockTimeoutException.class);
-    server().restart();
-
-    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
+    timesOutWhileTheServerIsDown(waiting, down, held);
     await().atMost(Duration.ofSeconds(20)).until(() -> !children().contains(queued));
     assertThat(children()).hasSize(1);
     held.release();
@@ -421,11 +431,11 @@ class ZooKeeperConnectionLossTest {
       Latchkey taker = losingClient(proxy, losing);
       assertThat(taker.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
 
-      // The grant's multi-op is applied, its answer lost: the acquire fails, and the session,
-      // which survives the blip, still has the permit's node that nobody knows of.
+      // The grant's multi-op is applied, its answer lost: a try that does not wait fails, and the
+      // session, which survives the blip, still has the permit's node that nobody knows of.
       losing.multis.set(true);
       CompletableFuture<Lease> taking =
-          taker.leasedSemaphore(NAME).acquireAsync(Duration.ofSeconds(30)).toCompletableFuture();
+          taker.leasedSemaphore(NAME).acquireAsync(Duration.ZERO).toCompletableFuture();
       ExecutionException failed =
           org.junit.jupiter.api.Assertions.assertThrows(
               ExecutionException.class, () -> taking.get(20, TimeUnit.SECONDS));
@@ -438,6 +448,208 @@ class ZooKeeperConnectionLossTest {
         assertThat(lease.isValid()).isTrue();
       }
     }
+  }
+
+  /**
+   * The same for an acquire that waits, with an explicit lease (a TTL node, which no session takes
+   * away): the wait goes on through the blip, and keeps its permit id, so the node the lost grant
+   * made is deleted first (its time to live ran from before this attempt's lease clock, and a
+   * delete sent later could take the new node) and the permit is taken anew, once.
+   */
+  @Test
+  void aWaitingPermitWhoseGrantWasAppliedButNeverAnsweredIsTakenAnewOnceTheConnectionIsBack()
+      throws Exception {
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server().getPort())) {
+      LosingAnswers losing = new LosingAnswers(proxy);
+      Latchkey taker = losingClient(proxy, losing);
+      assertThat(taker.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
+
+      losing.multis.set(true);
+      Lease lease =
+          taker
+              .leasedSemaphore(NAME)
+              .acquireAsync(Duration.ofSeconds(30), Duration.ofSeconds(30))
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+      assertThat(losing.lost.get()).isEqualTo(1);
+
+      assertThat(permits()).singleElement().isEqualTo(permitNode(lease));
+      assertThat(permitZxid(lease)).isEqualTo(lease.fencingToken());
+      lease.release();
+      assertThat(permits()).isEmpty();
+    }
+  }
+
+  /**
+   * A waiter on a full leased semaphore goes on waiting while the server is stopped and restarted
+   * (its session survives), and is granted when a permit is released after the restart. (Passed
+   * before the fix too: the restart comes within Curator's connection timeout, for which a call
+   * sent while disconnected is held back; the next test is the one the fix is needed for.)
+   */
+  @Test
+  void aLeasedSemaphoreWaiterGoesOnThroughAServerRestart() throws Exception {
+    List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
+    leasedSemaphoreWaiterThroughARestart(
+        connect(waiterStates),
+        waiterStates,
+        () -> waiterStates.contains(ConnectionState.SUSPENDED));
+  }
+
+  /**
+   * The same when Curator hears of the disconnection after the waiter's watch (see {@link
+   * #aWaiterWokenByTheDisconnectionBeforeCuratorHearsOfItSendsNothing}): the woken attempt must
+   * send nothing, and wait for the connection.
+   */
+  @Test
+  void aLeasedSemaphoreWaiterWokenByTheDisconnectionFirstGoesOnThroughAServerRestart()
+      throws Exception {
+    Duration operationTimeout = Duration.ofSeconds(1);
+    LateDisconnections late = new LateDisconnections();
+    List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
+    Latchkey waiter =
+        using(curator(waiterStates, null, late::open, operationTimeout), operationTimeout);
+    leasedSemaphoreWaiterThroughARestart(waiter, waiterStates, () -> late.held.get() > 0);
+  }
+
+  /**
+   * @param down whether the waiter's client has heard of the disconnection
+   */
+  private void leasedSemaphoreWaiterThroughARestart(
+      Latchkey waiter,
+      List<ConnectionState> waiterStates,
+      java.util.concurrent.Callable<Boolean> down)
+      throws Exception {
+    Lease held = holdTheOnlyPermit();
+    CompletableFuture<Lease> waiting =
+        waiter.leasedSemaphore(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
+    await().atMost(Duration.ofSeconds(10)).until(() -> waits.get() > 0);
+
+    restartServer(waiterStates, down);
+    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
+    releaseTo(held, waiting);
+  }
+
+  /**
+   * A waiter on a full leased semaphore whose session is ended on the server goes on waiting in its
+   * new session, and is granted when a permit is released.
+   */
+  @Test
+  void aLeasedSemaphoreWaiterWhoseSessionIsLostGoesOnWaiting() throws Exception {
+    CuratorFramework waiterCurator = curator(new CopyOnWriteArrayList<>());
+    Latchkey waiter = using(waiterCurator, OPERATION_TIMEOUT);
+    Lease held = holdTheOnlyPermit();
+    CompletableFuture<Lease> waiting =
+        waiter
+            .leasedSemaphore(NAME)
+            .acquireAsync(Duration.ofSeconds(60), Duration.ofSeconds(30))
+            .toCompletableFuture();
+    await().atMost(Duration.ofSeconds(10)).until(() -> waits.get() > 0);
+    long expired = waiterCurator.getZookeeperClient().getZooKeeper().getSessionId();
+
+    expireOnTheServer(waiterCurator.getZookeeperClient().getZooKeeper());
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                waiterCurator.getZookeeperClient().isConnected()
+                    && waiterCurator.getZookeeperClient().getZooKeeper().getSessionId() != expired);
+    releaseTo(held, waiting);
+  }
+
+  /** A waiter whose wait ends while the server is down gets the wait's timeout, not a failure. */
+  @Test
+  void aLeasedSemaphoreWaitThatEndsWhileTheConnectionIsDownTimesOut() throws Exception {
+    List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
+    Latchkey waiter = connect(waiterStates);
+    Lease held = holdTheOnlyPermit();
+    CompletableFuture<Lease> waiting =
+        waiter.leasedSemaphore(NAME).acquireAsync(Duration.ofSeconds(3)).toCompletableFuture();
+    await().atMost(Duration.ofSeconds(10)).until(() -> waits.get() > 0);
+
+    timesOutWhileTheServerIsDown(
+        waiting, () -> waiterStates.contains(ConnectionState.SUSPENDED), held);
+    held.release();
+  }
+
+  /**
+   * Stops the server until the waiter's client heard of it ({@code down}); the wait ends with its
+   * timeout meanwhile. Then starts it again, until the holder's lease is valid again.
+   */
+  private void timesOutWhileTheServerIsDown(
+      CompletableFuture<Lease> waiting, java.util.concurrent.Callable<Boolean> down, Lease held)
+      throws Exception {
+    server().stop();
+    await().atMost(Duration.ofSeconds(10)).until(down);
+    ExecutionException failed =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class, () -> waiting.get(20, TimeUnit.SECONDS));
+    assertThat(failed.getCause()).isInstanceOf(LockTimeoutException.class);
+    server().restart();
+    await().atMost(Duration.ofSeconds(20)).until(held::isValid);
+  }
+
+  /** Another client takes the only permit of the leased semaphore {@link #NAME}. */
+  private Lease holdTheOnlyPermit() throws Exception {
+    Latchkey holder = connect(null);
+    assertThat(holder.leasedSemaphore(NAME).trySetPermits(1)).isTrue();
+    return holder.leasedSemaphore(NAME).acquire(Duration.ofSeconds(5));
+  }
+
+  /**
+   * The holder of the only permit releases it, and the waiter, still waiting, is granted: the one
+   * permit node is its own, with a later token.
+   */
+  private void releaseTo(Lease held, CompletableFuture<Lease> waiting) throws Exception {
+    assertThat(waiting).isNotDone();
+    held.release();
+    Lease next = waiting.get(20, TimeUnit.SECONDS);
+    assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+    assertThat(permits()).singleElement().isEqualTo(permitNode(next));
+    next.release();
+  }
+
+  /**
+   * Stops the server until the waiter's client heard of it ({@code down}), and starts it again
+   * until that client is reconnected.
+   */
+  private void restartServer(
+      List<ConnectionState> waiterStates, java.util.concurrent.Callable<Boolean> down)
+      throws Exception {
+    server().stop();
+    await().atMost(Duration.ofSeconds(10)).until(down);
+    server().restart();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> waiterStates.contains(ConnectionState.RECONNECTED));
+  }
+
+  /**
+   * A semaphore's waiter and a latch's awaiting caller go on through a server restart: the one is
+   * granted when permits are added, the other answered when the count reaches zero, after it.
+   */
+  @Test
+  void aSemaphoreWaiterAndALatchAwaiterGoOnThroughAServerRestart() throws Exception {
+    Latchkey other = connect(null);
+    List<ConnectionState> waiterStates = new CopyOnWriteArrayList<>();
+    Latchkey waiter = connect(waiterStates);
+    assertThat(other.semaphore(NAME).trySetPermits(0)).isTrue();
+    assertThat(other.countDownLatch(NAME).trySetCount(1)).isTrue();
+    CompletableFuture<Void> acquiring =
+        waiter.semaphore(NAME).acquireAsync(1, Duration.ofSeconds(60)).toCompletableFuture();
+    CompletableFuture<Boolean> awaiting =
+        waiter.countDownLatch(NAME).awaitAsync(Duration.ofSeconds(60)).toCompletableFuture();
+    await().atMost(Duration.ofSeconds(10)).until(() -> waits.get() == 2);
+
+    restartServer(waiterStates, () -> waiterStates.contains(ConnectionState.SUSPENDED));
+    assertThat(acquiring).isNotDone();
+    assertThat(awaiting).isNotDone();
+
+    other.semaphore(NAME).addPermits(1);
+    other.countDownLatch(NAME).countDown();
+    acquiring.get(20, TimeUnit.SECONDS);
+    assertThat(awaiting.get(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(other.semaphore(NAME).availablePermits()).isZero();
   }
 
   @Test
@@ -816,6 +1028,7 @@ class ZooKeeperConnectionLossTest {
             ZooKeeperBackend.builder(curator).namespace(NAMESPACE).build(),
             LatchkeyOptions.builder()
                 .operationTimeout(operationTimeout)
+                .observer(waitCounter)
                 .closeOnShutdown(false)
                 .build());
     clients.add(client);
@@ -892,6 +1105,19 @@ class ZooKeeperConnectionLossTest {
       return List.of();
     }
     return observer().getChildren().forPath(semaphore);
+  }
+
+  /** The node name of a leased permit. */
+  private static String permitNode(Lease permit) {
+    String path = ZooKeeperPaths.permit(NAME, permit.holderId());
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  private long permitZxid(Lease permit) throws Exception {
+    String path = "/" + NAMESPACE + ZooKeeperPaths.permit(NAME, permit.holderId());
+    Stat stat = observer().checkExists().forPath(path);
+    assertThat(stat).as(path).isNotNull();
+    return stat.getCzxid();
   }
 
   private long czxid(String child) throws Exception {
