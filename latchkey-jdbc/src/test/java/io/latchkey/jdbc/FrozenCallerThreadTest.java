@@ -40,7 +40,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * pool keeps to the deadline). There the engine's timer has no stage to fail: only the network
  * timeout that {@link Transactions} sets to the time left ends the caller's wait (pgjdbc's own
  * {@code socketTimeout}, which the backend sets to the operation timeout rounded up to seconds, is
- * the same bound a second time).
+ * the same bound a second time). A URL that sets the driver's timeouts itself, and H2 over the
+ * network, keep the blocking calls off the caller's thread: there the engine's timer ends the wait.
  *
  * <p>To catch the call inside its transaction, the test holds the name's resource row ({@code
  * SELECT ... FOR UPDATE}) on a connection of its own: the caller's statement waits for that row on
@@ -60,6 +61,9 @@ class FrozenCallerThreadTest {
 
   /** Ends a call that hangs: far beyond the bound, far below the driver's own socket timeout. */
   private static final Duration HANG = Duration.ofSeconds(20);
+
+  /** A driver's read timeout that a URL may set, in seconds: far beyond the bound. */
+  private static final int DRIVER_SOCKET_TIMEOUT = 60;
 
   /** The frozen client's sessions, as the server lists them. */
   private static final String APPLICATION = "latchkey-frozen-caller";
@@ -146,6 +150,76 @@ class FrozenCallerThreadTest {
       HolderInfo again = caller.call(() -> heldThenUnlocked(lock, other));
       assertThat(again.fencingToken()).isGreaterThan(next.fencingToken());
       assertThat(holders(other, name)).isEmpty();
+    }
+  }
+
+  /**
+   * A URL that gives the driver a read timeout of its own, far beyond the operation timeout: a
+   * caller that tries again while the network is still silent opens a new connection (the first
+   * call's connection broke, and the pool closed its idle ones), and pgjdbc reads the handshake for
+   * as long as that timeout. Such a pool does not keep to the deadline by itself, so the blocking
+   * calls run on the executor, where the engine's timer ends the caller's wait.
+   */
+  @Test
+  void aUrlWithALongReadTimeoutOfItsOwnStillBoundsABlockingLockThroughAFrozenNetwork()
+      throws Exception {
+    SqlTestServer server = SERVERS.postgres();
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server.port())) {
+      assertTriesThroughAFrozenNetworkEndWithinTheBound(
+          proxy,
+          throughProxy(server, proxy)
+              + "&socketTimeout="
+              + DRIVER_SOCKET_TIMEOUT
+              + "&latchkey.createSchema=true");
+    }
+  }
+
+  /** H2's driver ignores a connection's network timeout: its blocking calls stay off the caller. */
+  @Test
+  void h2OverTheNetworkBoundsABlockingLockThroughAFrozenNetwork() throws Exception {
+    try (H2TestServer server = H2TestServer.start("frozen_caller");
+        FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server.port())) {
+      assertTriesThroughAFrozenNetworkEndWithinTheBound(
+          proxy,
+          server.jdbcUrl().replace(":" + server.port() + "/", ":" + proxy.port() + "/")
+              + ";latchkey.createSchema=true");
+    }
+  }
+
+  /**
+   * Freezes the proxy under a client of {@code uri} and lets a caller try the lock twice (the
+   * second try opens a connection); both end within the bound, and once the network is back the
+   * caller gets the lock with a larger token.
+   */
+  private static void assertTriesThroughAFrozenNetworkEndWithinTheBound(
+      FreezableTcpProxy proxy, String uri) throws Exception {
+    String name = uniqueName("frozen-caller-open");
+    try (Closer closer = new Closer()) {
+      Latchkey client = closer.add(client(uri, OPERATION_TIMEOUT));
+      Caller caller = closer.add(new Caller());
+      DistributedLock lock = client.lock(name);
+      HolderInfo first = caller.call(() -> heldThenUnlocked(lock, client));
+
+      proxy.freeze();
+      for (int attempt = 1; attempt <= 2; attempt++) {
+        Future<Outcome> outcome = caller.start(lock::lock);
+        int tried = attempt;
+        assertThat(outcome)
+            .as(
+                () ->
+                    "try "
+                        + tried
+                        + "; the caller's thread: "
+                        + Arrays.toString(caller.thread().getStackTrace()))
+            .succeedsWithin(HANG);
+        outcome.get().endedWithinTheBound();
+      }
+      proxy.unfreeze();
+
+      // The held bytes of a try reach the server now: its grant may be there, not known to the
+      // caller, whose next lock() then gets a fresh grant.
+      HolderInfo again = caller.call(() -> heldThenUnlocked(lock, client));
+      assertThat(again.fencingToken()).isGreaterThan(first.fencingToken());
     }
   }
 
