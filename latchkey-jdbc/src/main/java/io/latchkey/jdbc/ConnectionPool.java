@@ -33,25 +33,31 @@ final class ConnectionPool implements ConnectionSource {
   private final String url;
   private final Properties properties;
   private final int maxSize;
+  private final boolean keepsDeadline;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition returned = lock.newCondition();
   private final Deque<Connection> idle = new ArrayDeque<>();
   private int open;
   private boolean closed;
 
-  ConnectionPool(String url, Properties properties, int maxSize) {
+  /**
+   * @param keepsDeadline whether the driver, as the URL sets it up, opens a connection within the
+   *     operation timeout and obeys a connection's network timeout ({@link #keepsDeadline()})
+   */
+  ConnectionPool(String url, Properties properties, int maxSize, boolean keepsDeadline) {
     this.url = url;
     this.properties = properties;
     this.maxSize = maxSize;
+    this.keepsDeadline = keepsDeadline;
   }
 
   /**
-   * Its wait for a free connection ends at the deadline, and it opens connections with the
-   * operation timeout as their connect and read timeouts ({@link JdbcBackendProvider}).
+   * Its wait for a free connection ends at the deadline; whether opening one does too is the
+   * driver's and the URL's matter ({@link JdbcBackendProvider#keepsDeadline}).
    */
   @Override
   public boolean keepsDeadline() {
-    return true;
+    return keepsDeadline;
   }
 
   @Override

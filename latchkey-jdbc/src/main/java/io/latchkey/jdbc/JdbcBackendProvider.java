@@ -74,15 +74,18 @@ public final class JdbcBackendProvider implements BackendProvider {
                 "holdConnections", String.valueOf(JdbcBackend.DEFAULT_HOLD_CONNECTIONS)));
     Properties properties = url.properties;
     defaultTimeouts(dialect, url.driverUrl, properties, context);
+    boolean keepsDeadline = keepsDeadline(dialect, url.driverUrl);
     ConnectionPool pool =
         new ConnectionPool(
             url.driverUrl,
             boundedIdleTransactions(dialect, url.driverUrl, properties, context),
-            poolSize);
+            poolSize,
+            keepsDeadline);
     // Row mode's holds: a pool of their own, so that held locks never take the operations'
     // connections (it opens nothing until a lock is held). Their transactions stay open for as
     // long as a lock is held, so no idle-transaction bound applies to them.
-    ConnectionPool holds = new ConnectionPool(url.driverUrl, properties, holdConnections);
+    ConnectionPool holds =
+        new ConnectionPool(url.driverUrl, properties, holdConnections, keepsDeadline);
     JdbcBackend.Settings settings =
         new JdbcBackend.Settings(
             mode, dialect, prefix, createSchema, holdConnections, JdbcUrl.redacted(url.driverUrl));
@@ -131,6 +134,30 @@ public final class JdbcBackendProvider implements BackendProvider {
         // In-process or on the loopback: nothing to bound.
       }
     }
+  }
+
+  /**
+   * Whether the pool may run an operation on the caller's thread ({@link
+   * ConnectionSource#keepsDeadline()}), where nothing but the driver ends a wait: only if the
+   * driver opens a connection within the timeouts that {@link #defaultTimeouts} derives from the
+   * operation timeout, and obeys the network timeout that each operation sets. Not so when the URL
+   * sets those timeouts itself (a read timeout of a minute would hold a caller that opens a
+   * connection through a silent network for that long: pgjdbc bounds each read of the handshake by
+   * {@code socketTimeout}, MariaDB's driver the whole handshake by {@code connectTimeout}), nor on
+   * a {@code jdbc:mysql:} URL (served by MySQL's own driver, whose handshake latchkey does not
+   * bound), nor on H2 over the network, whose driver ignores the network timeout. The operations
+   * then run on the blocking executor, and the engine's timer ends the caller's wait.
+   */
+  static boolean keepsDeadline(SqlDialect dialect, String url) {
+    String lower = url.toLowerCase(Locale.ROOT);
+    return switch (dialect) {
+      case POSTGRESQL -> !lower.contains("connecttimeout=") && !lower.contains("sockettimeout=");
+      case MARIADB -> lower.startsWith("jdbc:mariadb:") && !lower.contains("connecttimeout=");
+      case H2 ->
+          !lower.startsWith("jdbc:h2:tcp:")
+              && !lower.startsWith("jdbc:h2:ssl:")
+              && !lower.contains("auto_server=true");
+    };
   }
 
   /**

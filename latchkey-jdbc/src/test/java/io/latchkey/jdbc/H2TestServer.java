@@ -32,6 +32,10 @@ final class H2TestServer implements AutoCloseable {
     return new H2TestServer(freePort(), database);
   }
 
+  int port() {
+    return port;
+  }
+
   /** The JDBC URL of the in-memory database. */
   String jdbcUrl() {
     return "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:" + database + ";DB_CLOSE_DELAY=-1";

@@ -13,11 +13,37 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcConnectionPool;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Opening the backend by URI and over a data source, on H2 in this JVM. */
 class JdbcConnectTest {
   private static String database() {
     return "jdbc:h2:mem:connect-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+  }
+
+  /**
+   * Which URLs let the own pool run a blocking call on the caller's thread: only those whose driver
+   * keeps to the operation timeout as latchkey sets it up ({@code FrozenCallerThreadTest} shows the
+   * hangs behind a frozen network otherwise).
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?user=u                  | true",
+        "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?user=u&socketTimeout=60 | false",
+        "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?connectTimeout=30       | false",
+        "MARIADB    | jdbc:mariadb://127.0.0.1:3306/db                            | true",
+        "MARIADB    | jdbc:mariadb://127.0.0.1:3306/db?connectTimeout=30000       | false",
+        "MARIADB    | jdbc:mysql://127.0.0.1:3306/db                              | false",
+        "H2         | jdbc:h2:mem:x;DB_CLOSE_DELAY=-1                             | true",
+        "H2         | jdbc:h2:tcp://127.0.0.1:9092/mem:x                          | false",
+        "H2         | jdbc:h2:./data/x;AUTO_SERVER=TRUE                           | false"
+      })
+  void theOwnPoolKeepsTheDeadlineOnlyWithTheDriverTimeoutsItSets(
+      SqlDialect dialect, String url, boolean keepsDeadline) {
+    assertThat(JdbcBackendProvider.keepsDeadline(dialect, url)).isEqualTo(keepsDeadline);
   }
 
   @Test
