@@ -11,6 +11,10 @@ import io.latchkey.spi.LatchkeyBackend;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
  *
  * <ol>
  *   <li>the floor ({@code pg_advisory_lock}/{@code pg_advisory_unlock}, as in the comparison);
+ *       beside it, the least any lease table writes ({@link #leastWrite});
  *   <li>the SQL texts latchkey's uncontended path sends, recorded from latchkey once ({@link
  *       RecordedTexts}) and replayed by plain JDBC on one connection: what the database does for a
  *       cycle (the row lock, the holder row, the fencing counter, their WAL), no latchkey code;
@@ -80,6 +85,7 @@ final class JdbcBreakdown {
       PeerComparison.Peer floor = JdbcBenchmarks.floor(JdbcBenchmarks.FLOOR, url);
       open.add(floor);
       variants.add(new PairedLatency.Variant(floor.label(), floor.locker(name("floor")).cycle()));
+      variants.add(leastWrite(url, open));
       for (Mode mode : MODES) {
         String uri = url + "&" + mode.options();
         variants.add(replayed(url, mode, scheduler, open));
@@ -126,6 +132,71 @@ final class JdbcBreakdown {
       hop.shutdownNow();
       scheduler.shutdownNow();
     }
+  }
+
+  /**
+   * The least SQL that any lock keeping its holds in a table sends for a cycle, as a reference: one
+   * row per lock holding its owner, lease and fencing counter, taken and given back by one
+   * single-row {@code UPDATE} each (the lease and the token by the database's clock), autocommit,
+   * on one plain connection. No queue, no re-entry, no owner record beside it: not a lock latchkey
+   * offers, but what writing a hold costs on this server against the floor's two calls that write
+   * nothing.
+   */
+  private static PairedLatency.Variant leastWrite(String url, List<AutoCloseable> open)
+      throws SQLException {
+    Connection connection = DriverManager.getConnection(url);
+    open.add(connection);
+    String table = "latchkey_bench_least_write";
+    String name = name("least-write");
+    String owner = "least-write-owner";
+    String now = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    try (Statement ddl = connection.createStatement()) {
+      ddl.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + table
+              + " (name VARCHAR(255) PRIMARY KEY, owner VARCHAR(255), fence BIGINT NOT NULL,"
+              + " expires_at BIGINT NOT NULL)");
+    }
+    try (PreparedStatement insert =
+        connection.prepareStatement("INSERT INTO " + table + " VALUES (?, NULL, 0, 0)")) {
+      insert.setString(1, name);
+      insert.executeUpdate();
+    }
+    String acquire =
+        "UPDATE "
+            + table
+            + " SET owner = ?, fence = GREATEST(fence + 1, "
+            + now
+            + " * 1000), expires_at = "
+            + now
+            + " + 30000 WHERE name = ? AND (owner IS NULL OR expires_at <= "
+            + now
+            + ") RETURNING fence";
+    String release =
+        "UPDATE " + table + " SET owner = NULL WHERE name = ? AND owner = ? AND fence = ?";
+    return new PairedLatency.Variant(
+        "one-row UPDATE per operation (reference)",
+        () -> {
+          long token;
+          try (PreparedStatement take = connection.prepareStatement(acquire)) {
+            take.setString(1, owner);
+            take.setString(2, name);
+            try (ResultSet rs = take.executeQuery()) {
+              if (!rs.next()) {
+                throw new IllegalStateException("the one-row acquire found the row taken");
+              }
+              token = rs.getLong(1);
+            }
+          }
+          try (PreparedStatement give = connection.prepareStatement(release)) {
+            give.setString(1, name);
+            give.setString(2, owner);
+            give.setLong(3, token);
+            if (give.executeUpdate() != 1) {
+              throw new IllegalStateException("the one-row release found another holder");
+            }
+          }
+        });
   }
 
   /**

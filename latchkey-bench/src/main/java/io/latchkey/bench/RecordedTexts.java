@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -22,8 +23,15 @@ import org.jspecify.annotations.Nullable;
  * statements are kept (a backend's listener or pinger on another thread is not the operation).
  */
 final class RecordedTexts {
-  /** One text as prepared, and its parameters by index. */
-  record Text(String sql, Map<Integer, Object> parameters) {}
+  /**
+   * One text as prepared, its parameters by index, and whether it ran with autocommit on (a
+   * statement in the server's implicit transaction), as the connection was when it was executed.
+   */
+  record Text(String sql, Map<Integer, Object> parameters, AtomicBoolean executedInAutoCommit) {
+    boolean autoCommit() {
+      return executedInAutoCommit.get();
+    }
+  }
 
   private final List<Text> texts = new ArrayList<>();
   private volatile @Nullable Thread recording;
@@ -63,14 +71,15 @@ final class RecordedTexts {
             result instanceof PreparedStatement statement
                     && method.getName().equals("prepareStatement")
                     && Thread.currentThread() == recording
-                ? statement(statement, (String) args[0])
+                ? statement(statement, (String) args[0], target)
                 : result);
   }
 
-  private PreparedStatement statement(PreparedStatement target, String sql) {
+  private PreparedStatement statement(PreparedStatement target, String sql, Connection connection) {
     Map<Integer, Object> parameters = new TreeMap<>();
+    AtomicBoolean autoCommit = new AtomicBoolean();
     synchronized (texts) {
-      texts.add(new Text(sql, parameters));
+      texts.add(new Text(sql, parameters, autoCommit));
     }
     return proxy(
         PreparedStatement.class,
@@ -81,6 +90,8 @@ final class RecordedTexts {
               && args.length == 2
               && method.getParameterTypes()[0] == int.class) {
             parameters.put((Integer) args[0], args[1]);
+          } else if (method.getName().startsWith("execute")) {
+            autoCommit.set(connection.getAutoCommit());
           }
           return result;
         });
@@ -89,7 +100,7 @@ final class RecordedTexts {
   /** What a wrapped call answers: the target's answer, or a wrapper of it. */
   @FunctionalInterface
   private interface Answer {
-    @Nullable Object of(Method method, Object[] args, @Nullable Object result);
+    @Nullable Object of(Method method, Object[] args, @Nullable Object result) throws SQLException;
   }
 
   private static <T> T proxy(Class<T> type, T target, Answer answer) {
@@ -108,10 +119,10 @@ final class RecordedTexts {
   }
 
   /**
-   * Sends texts on a connection as recorded, each as its own prepared statement, reads every
-   * result, and commits (as the client did after them).
+   * Sends texts on a connection as recorded, each as its own prepared statement with autocommit as
+   * it was, reads every result, and commits what is left open (as the client did after them).
    *
-   * @param connection autocommit off
+   * @param connection autocommit off, as it is left
    * @param texts what was recorded
    * @param recordedToken a value that the recorded texts bound and that the replay must replace (a
    *     fencing token the recorded acquire answered); ignored when {@code token} is negative
@@ -123,6 +134,7 @@ final class RecordedTexts {
       throws SQLException {
     long answered = -1;
     for (Text text : texts) {
+      connection.setAutoCommit(text.autoCommit());
       try (PreparedStatement statement = connection.prepareStatement(text.sql())) {
         for (Map.Entry<Integer, Object> parameter : text.parameters().entrySet()) {
           Object value = parameter.getValue();
@@ -147,7 +159,11 @@ final class RecordedTexts {
         }
       }
     }
-    connection.commit();
+    if (connection.getAutoCommit()) {
+      connection.setAutoCommit(false);
+    } else {
+      connection.commit();
+    }
     return answered;
   }
 }
