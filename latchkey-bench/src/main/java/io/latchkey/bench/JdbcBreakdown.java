@@ -34,7 +34,8 @@ import java.util.concurrent.ScheduledExecutorService;
  *       beside it, the least any lease table writes ({@link #leastWrite});
  *   <li>the SQL texts latchkey's uncontended path sends, recorded from latchkey once ({@link
  *       RecordedTexts}) and replayed by plain JDBC on one connection: what the database does for a
- *       cycle (the row lock, the holder row, the fencing counter, their WAL), no latchkey code;
+ *       cycle (the resource row's lock, the holder row, the fencing counter, their WAL), no
+ *       latchkey code;
  *   <li>the backend's {@code LockStore} called directly on the caller's thread (a direct executor
  *       in the {@link BackendContext}): adds latchkey-jdbc's own work (keys, binding, the
  *       connection's settings, the pool);

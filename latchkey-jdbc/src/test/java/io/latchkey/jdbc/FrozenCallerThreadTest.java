@@ -82,8 +82,9 @@ class FrozenCallerThreadTest {
       scene.frozenInItsTransaction(lock::lock).endedWithinTheBound();
 
       scene.proxy().unfreeze();
-      // The text of an uncontended acquire ends with its COMMIT, which the server had before the
-      // freeze: the grant it made may be there, unknown to the caller, until its lease runs out.
+      // An uncontended acquire is one statement in a transaction of its own, which the server
+      // may have committed before the freeze: the grant it made may be there, unknown to the
+      // caller, until its lease runs out.
       List<HolderInfo> left = holders(other, name);
       assertThat(left)
           .as("what the lost answer may have left")
