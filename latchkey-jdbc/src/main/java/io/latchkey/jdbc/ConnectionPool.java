@@ -10,6 +10,14 @@ import java.util.Deque;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -28,6 +36,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A connection that failed with an I/O error is closed, and so is every idle one: a server that
  * restarted or a network that broke took them all, and finding that out one failed operation at a
  * time would fail as many operations as the pool has connections.
+ *
+ * <p>A connection is opened on a thread of the pool's own, and the borrower waits for it only until
+ * its deadline: the driver bounds each step of opening one (the TCP connect, each read of the
+ * handshake) by its own timeouts, in whole seconds on PostgreSQL, which add up to more than the
+ * time an operation has left, and a blocking call on the caller's thread has nothing else to end
+ * that wait. A connection that opens after its borrower gave up serves the next one.
  */
 final class ConnectionPool implements ConnectionSource {
   private final String url;
@@ -39,6 +53,15 @@ final class ConnectionPool implements ConnectionSource {
   private final Deque<Connection> idle = new ArrayDeque<>();
   private int open;
   private boolean closed;
+
+  /** Opens connections; a thread lives while it opens one and a minute after. */
+  private final ExecutorService opener =
+      Executors.newCachedThreadPool(
+          task -> {
+            Thread thread = new Thread(task, "latchkey-jdbc-connect");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   /**
    * @param keepsDeadline whether the driver, as the URL sets it up, opens a connection within the
@@ -52,8 +75,9 @@ final class ConnectionPool implements ConnectionSource {
   }
 
   /**
-   * Its wait for a free connection ends at the deadline; whether opening one does too is the
-   * driver's and the URL's matter ({@link JdbcBackendProvider#keepsDeadline}).
+   * Its wait for a free connection, and for one it opens, ends at the deadline; whether the driver
+   * then keeps to a connection's network timeout is the URL's matter ({@link
+   * JdbcBackendProvider#keepsDeadline}).
    */
   @Override
   public boolean keepsDeadline() {
@@ -89,17 +113,64 @@ final class ConnectionPool implements ConnectionSource {
     } finally {
       lock.unlock();
     }
+    CompletableFuture<Connection> opening;
+    try {
+      opening = CompletableFuture.supplyAsync(this::open, opener);
+    } catch (RejectedExecutionException closedMeanwhile) {
+      released();
+      throw new SQLException("the backend is closed", "08003", closedMeanwhile);
+    }
+    try {
+      return opening.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      released();
+      Throwable cause = e.getCause();
+      if (cause instanceof SQLException sql) {
+        throw sql;
+      }
+      throw cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
+    } catch (TimeoutException | InterruptedException e) {
+      keepIfItOpens(opening);
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+        throw new SQLException("interrupted while opening a connection", "08001", e);
+      }
+      throw new SQLTimeoutException(
+          "no connection to the database opened before the operation's deadline", "08001", e);
+    }
+  }
+
+  /** A connection that opens after its borrower gave up serves the next borrower. */
+  // The stage routes its own outcome: into the pool, or the place given back.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void keepIfItOpens(CompletableFuture<Connection> opening) {
+    opening.whenComplete(
+        (late, failure) -> {
+          if (late != null) {
+            giveBack(late, false);
+          } else {
+            released();
+          }
+        });
+  }
+
+  /** A connection for transactions, or the driver's failure as a {@link CompletionException}. */
+  private Connection open() {
     try {
       return forTransactions(DriverManager.getConnection(url, properties));
-    } catch (SQLException | RuntimeException e) {
-      lock.lock();
-      try {
-        open--;
-        returned.signal();
-      } finally {
-        lock.unlock();
-      }
-      throw e;
+    } catch (SQLException e) {
+      throw new CompletionException(e);
+    }
+  }
+
+  /** Gives back the place of a connection that was not opened. */
+  private void released() {
+    lock.lock();
+    try {
+      open--;
+      returned.signal();
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -146,6 +217,7 @@ final class ConnectionPool implements ConnectionSource {
     lock.lock();
     try {
       closed = true;
+      opener.shutdown();
       toClose = new ArrayList<>(idle);
       idle.clear();
       open -= toClose.size();
