@@ -138,21 +138,18 @@ public final class JdbcBackendProvider implements BackendProvider {
 
   /**
    * Whether the pool may run an operation on the caller's thread ({@link
-   * ConnectionSource#keepsDeadline()}), where nothing but the driver ends a wait: only if the
-   * driver opens a connection within the timeouts that {@link #defaultTimeouts} derives from the
-   * operation timeout, and obeys the network timeout that each operation sets. Not so when the URL
-   * sets those timeouts itself (a read timeout of a minute would hold a caller that opens a
-   * connection through a silent network for that long: pgjdbc bounds each read of the handshake by
-   * {@code socketTimeout}, MariaDB's driver the whole handshake by {@code connectTimeout}), nor on
-   * a {@code jdbc:mysql:} URL (served by MySQL's own driver, whose handshake latchkey does not
-   * bound), nor on H2 over the network, whose driver ignores the network timeout. The operations
-   * then run on the blocking executor, and the engine's timer ends the caller's wait.
+   * ConnectionSource#keepsDeadline()}), where nothing but the driver and the pool end a wait: only
+   * if the driver obeys the network timeout that each operation sets to its time left (the pool
+   * bounds the opening of a connection itself, {@link ConnectionPool}). Not so on H2 over the
+   * network, whose driver ignores the network timeout, nor on a {@code jdbc:mysql:} URL, served by
+   * MySQL's own driver, which is not tested here. The operations then run on the blocking executor,
+   * and the engine's timer ends the caller's wait.
    */
   static boolean keepsDeadline(SqlDialect dialect, String url) {
     String lower = url.toLowerCase(Locale.ROOT);
     return switch (dialect) {
-      case POSTGRESQL -> !lower.contains("connecttimeout=") && !lower.contains("sockettimeout=");
-      case MARIADB -> lower.startsWith("jdbc:mariadb:") && !lower.contains("connecttimeout=");
+      case POSTGRESQL -> true;
+      case MARIADB -> lower.startsWith("jdbc:mariadb:");
       case H2 ->
           !lower.startsWith("jdbc:h2:tcp:")
               && !lower.startsWith("jdbc:h2:ssl:")

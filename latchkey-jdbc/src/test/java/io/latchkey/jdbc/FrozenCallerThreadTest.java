@@ -40,8 +40,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * pool keeps to the deadline). There the engine's timer has no stage to fail: only the network
  * timeout that {@link Transactions} sets to the time left ends the caller's wait (pgjdbc's own
  * {@code socketTimeout}, which the backend sets to the operation timeout rounded up to seconds, is
- * the same bound a second time). A URL that sets the driver's timeouts itself, and H2 over the
- * network, keep the blocking calls off the caller's thread: there the engine's timer ends the wait.
+ * the same bound a second time). A new connection is waited for only until the deadline, whatever
+ * timeouts the URL gives the driver. H2 over the network keeps the blocking calls off the caller's
+ * thread (its driver ignores the network timeout): there the engine's timer ends the wait.
  *
  * <p>To catch the call inside its transaction, the test holds the name's resource row ({@code
  * SELECT ... FOR UPDATE}) on a connection of its own: the caller's statement waits for that row on
@@ -158,8 +159,8 @@ class FrozenCallerThreadTest {
    * A URL that gives the driver a read timeout of its own, far beyond the operation timeout: a
    * caller that tries again while the network is still silent opens a new connection (the first
    * call's connection broke, and the pool closed its idle ones), and pgjdbc reads the handshake for
-   * as long as that timeout. Such a pool does not keep to the deadline by itself, so the blocking
-   * calls run on the executor, where the engine's timer ends the caller's wait.
+   * as long as that timeout. The pool opens the connection on a thread of its own and waits for it
+   * only until the deadline ({@link ConnectionPool}), so the caller's wait ends in time.
    */
   @Test
   void aUrlWithALongReadTimeoutOfItsOwnStillBoundsABlockingLockThroughAFrozenNetwork()

@@ -23,25 +23,26 @@ class JdbcConnectTest {
   }
 
   /**
-   * Which URLs let the own pool run a blocking call on the caller's thread: only those whose driver
-   * keeps to the operation timeout as latchkey sets it up ({@code FrozenCallerThreadTest} shows the
-   * hangs behind a frozen network otherwise).
+   * Which URLs let the own pool run a blocking call on the caller's thread: those whose driver
+   * obeys the network timeout each operation sets, whatever timeouts of its own the URL gives it
+   * (the pool bounds opening a connection itself); not H2 over the network, not MySQL's own driver
+   * ({@code FrozenCallerThreadTest} shows the hangs behind a frozen network otherwise).
    */
   @ParameterizedTest
   @CsvSource(
       delimiter = '|',
       value = {
         "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?user=u                  | true",
-        "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?user=u&socketTimeout=60 | false",
-        "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?connectTimeout=30       | false",
+        "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?user=u&socketTimeout=60 | true",
+        "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?connectTimeout=30       | true",
         "MARIADB    | jdbc:mariadb://127.0.0.1:3306/db                            | true",
-        "MARIADB    | jdbc:mariadb://127.0.0.1:3306/db?connectTimeout=30000       | false",
+        "MARIADB    | jdbc:mariadb://127.0.0.1:3306/db?connectTimeout=30000       | true",
         "MARIADB    | jdbc:mysql://127.0.0.1:3306/db                              | false",
         "H2         | jdbc:h2:mem:x;DB_CLOSE_DELAY=-1                             | true",
         "H2         | jdbc:h2:tcp://127.0.0.1:9092/mem:x                          | false",
         "H2         | jdbc:h2:./data/x;AUTO_SERVER=TRUE                           | false"
       })
-  void theOwnPoolKeepsTheDeadlineOnlyWithTheDriverTimeoutsItSets(
+  void theOwnPoolKeepsTheDeadlineWhereTheDriverObeysTheNetworkTimeout(
       SqlDialect dialect, String url, boolean keepsDeadline) {
     assertThat(JdbcBackendProvider.keepsDeadline(dialect, url)).isEqualTo(keepsDeadline);
   }
