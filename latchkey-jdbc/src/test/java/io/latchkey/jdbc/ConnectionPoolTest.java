@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.latchkey.servers.FreezableTcpProxy;
+import io.latchkey.servers.SqlTestServer;
 import java.net.ServerSocket;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLTimeoutException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +54,43 @@ class ConnectionPoolTest {
                     .isInstanceOf(SQLTimeoutException.class)
                     .hasMessageContaining("deadline"));
       } finally {
+        pool.close();
+      }
+    }
+  }
+
+  /**
+   * A borrower behind a frozen network gives up at its deadline while the pool's only connection is
+   * still opening; once the network is back, that opening ends and the place is the pool's again
+   * (the connection itself, or the place given back if it failed): the next borrower gets a working
+   * connection, not a pool that counts a place nobody holds.
+   */
+  @Test
+  void aConnectionStillOpeningWhenItsBorrowerGaveUpKeepsThePoolWhole() throws Exception {
+    SqlTestServer server = SERVERS.postgres();
+    try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server.port())) {
+      Properties properties = new Properties();
+      properties.setProperty("user", "latchkey");
+      properties.setProperty("socketTimeout", DRIVER_TIMEOUT_SECONDS);
+      ConnectionPool pool =
+          new ConnectionPool(
+              "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/postgres", properties, 1, true);
+      try {
+        proxy.freeze();
+        assertThatThrownBy(
+                () -> pool.borrow(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300)))
+            .isInstanceOf(SQLTimeoutException.class);
+        proxy.unfreeze();
+
+        Connection next = pool.borrow(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        try (Statement statement = next.createStatement();
+            ResultSet one = statement.executeQuery("SELECT 1")) {
+          assertThat(one.next()).isTrue();
+        }
+        next.rollback();
+        pool.giveBack(next, false);
+      } finally {
+        proxy.unfreeze();
         pool.close();
       }
     }
