@@ -57,6 +57,7 @@ final class AdvisoryHolds implements HoldKeeper {
   private final String clientId;
   private final String keysTable;
   private final String holdersTable;
+  private final String resourcesTable;
   private final Set<String> verified = ConcurrentHashMap.newKeySet();
   private volatile @Nullable String database;
 
@@ -71,6 +72,7 @@ final class AdvisoryHolds implements HoldKeeper {
     this.clientId = clientId;
     this.keysTable = prefix + "advisory_keys";
     this.holdersTable = prefix + "holders";
+    this.resourcesTable = prefix + "resources";
   }
 
   /** What each pinned connection of a client calls itself (PostgreSQL's application_name). */
@@ -343,10 +345,10 @@ final class AdvisoryHolds implements HoldKeeper {
       }
 
       @Override
-      public String holderAlive() {
+      public String soleHolderAlive() {
         // Only this client's connection can give an advisory lock back; another client's holder
         // (a release by an owner token from another process) takes the general path.
-        return "client_id = ?";
+        return "sole_client_id = ?";
       }
 
       @Override
@@ -371,10 +373,10 @@ final class AdvisoryHolds implements HoldKeeper {
       @Override
       public void undoTake(Connection connection, String resourceKey, LockMode mode)
           throws SQLException {
-        // This connection held no lock on the key before the statement (the lock had no holder
-        // row, and this client's holds all have one), and holds one now only if the statement
-        // took it; this client's operations take turns on the connection, so no holder row of
-        // this client can have appeared since.
+        // This connection held no lock on the key before the statement (the lock had no holder,
+        // and this client's holds all have a holder row or are the sole holder), and holds one
+        // now only if the statement took it; this client's operations take turns on the
+        // connection, so no hold of this client can have appeared since.
         long key = postgresKey(resourceKey);
         try (PreparedStatement undo =
             connection.prepareStatement(
@@ -386,13 +388,17 @@ final class AdvisoryHolds implements HoldKeeper {
                     + " current_database()) AND l.classid::bigint = ? AND l.objid::bigint = ?"
                     + " AND NOT EXISTS (SELECT 1 FROM "
                     + holdersTable
-                    + " WHERE res_key = ? AND client_id = ?)")) {
+                    + " WHERE res_key = ? AND client_id = ?) AND NOT EXISTS (SELECT 1 FROM "
+                    + resourcesTable
+                    + " WHERE res_key = ? AND sole_client_id = ?)")) {
           undo.setLong(1, key);
           undo.setString(2, mode == LockMode.SHARED ? "ShareLock" : "ExclusiveLock");
           undo.setLong(3, key >>> 32);
           undo.setLong(4, key & 0xFFFF_FFFFL);
           undo.setString(5, resourceKey);
           undo.setString(6, clientId);
+          undo.setString(7, resourceKey);
+          undo.setString(8, clientId);
           undo.executeQuery().close();
         }
       }

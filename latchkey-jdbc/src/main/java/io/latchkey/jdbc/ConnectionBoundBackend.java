@@ -195,7 +195,17 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
     TableSchema schema = poolTransactions.schema();
     String clientId = context.clientId();
     AdvisoryHolds holds = new AdvisoryHolds(dialect, settings.tablePrefix(), clientId);
-    String deleteOwnRows = "DELETE FROM " + schema.holders() + " WHERE client_id = ?";
+    List<String> deleteOwnHolds = new ArrayList<>();
+    deleteOwnHolds.add("DELETE FROM " + schema.holders() + " WHERE client_id = ?");
+    if (dialect == SqlDialect.POSTGRESQL) {
+      // Sole holders (SoleHolder) of the connection that died.
+      deleteOwnHolds.add(
+          "UPDATE "
+              + schema.resources()
+              + " SET "
+              + SoleHolder.CLEARED
+              + " WHERE sole_client_id = ?");
+    }
     PinnedSession session =
         new PinnedSession(
             connections,
@@ -213,9 +223,11 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
                   name.executeQuery().close();
                 }
               }
-              try (PreparedStatement delete = connection.prepareStatement(deleteOwnRows)) {
-                delete.setString(1, clientId);
-                delete.executeUpdate();
+              for (String deleteOwn : deleteOwnHolds) {
+                try (PreparedStatement delete = connection.prepareStatement(deleteOwn)) {
+                  delete.setString(1, clientId);
+                  delete.executeUpdate();
+                }
               }
             },
             holds::releaseAll,
@@ -321,7 +333,13 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
               + schema.holders()
               + " h JOIN "
               + schema.resources()
-              + " r ON r.res_key = h.res_key WHERE r.kind = 'LOCK' ORDER BY r.name";
+              + " r ON r.res_key = h.res_key WHERE r.kind = 'LOCK'"
+              + (sql.soleHolders
+                  ? " UNION SELECT name FROM "
+                      + schema.resources()
+                      + " WHERE kind = 'LOCK' AND sole_holder_key IS NOT NULL"
+                  : "")
+              + " ORDER BY 1";
     }
 
     @Override

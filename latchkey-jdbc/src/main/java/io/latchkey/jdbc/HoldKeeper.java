@@ -53,9 +53,9 @@ interface HoldKeeper {
             }
 
             @Override
-            public String holderAlive() {
+            public String soleHolderAlive() {
               // A holder whose lease ran out is gone (the general path's purge would drop it).
-              return "expires_at > " + dialect.nowMillis();
+              return "sole_expires_at > " + dialect.nowMillis();
             }
           };
         }
@@ -106,8 +106,8 @@ interface HoldKeeper {
   /**
    * A keeper's hold as SQL: expressions that {@link UncontendedPath} puts into its statements, and
    * what binds their parameters. The store guarantees that {@link #take} runs only when the lock
-   * has no holder row at all, and {@link #give} only for this client's holder whose last hold in
-   * the mode it deletes.
+   * has no holder at all, and {@link #give} only for the sole holder ({@link SoleHolder}) whose
+   * hold it removes.
    */
   interface InlineHold {
     /**
@@ -122,10 +122,10 @@ interface HoldKeeper {
     String give(LockMode mode);
 
     /**
-     * @return an SQL condition on a holder row (columns unqualified) that holds while the holder is
-     *     alive and may be released by this client
+     * @return an SQL condition on the sole holder's columns of a resource row (unqualified) that
+     *     holds while the sole holder is alive and may be released by this client
      */
-    String holderAlive();
+    String soleHolderAlive();
 
     /**
      * Checks what must be checked before {@link #take} may run for the lock (its key), once per
@@ -145,7 +145,7 @@ interface HoldKeeper {
     }
 
     /**
-     * Binds the parameters of {@link #holderAlive}.
+     * Binds the parameters of {@link #soleHolderAlive}.
      *
      * @return the next parameter index
      */

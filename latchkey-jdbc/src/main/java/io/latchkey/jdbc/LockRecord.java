@@ -31,8 +31,23 @@ final class LockRecord {
   private final Set<String> removedHolders = new HashSet<>();
   private final Set<String> removedQueue = new HashSet<>();
 
+  /**
+   * A record of the resource row's lock; a sole holder the row carries ({@link SoleHolder}) becomes
+   * a holder row, written by {@link #save} in the same transaction.
+   */
   private LockRecord(ResourceRow resource) {
     this.resource = resource;
+    SoleHolder sole = resource.takeSole();
+    if (sole != null) {
+      Holder holder = new Holder(sole.clientId(), sole.token(), true);
+      if (sole.mode() == LockMode.SHARED) {
+        holder.shared = 1;
+      } else {
+        holder.exclusive = 1;
+      }
+      holder.expiresAt = sole.expiresAt();
+      holders.put(sole.holderId(), holder);
+    }
   }
 
   static LockRecord load(Connection connection, Sql sql, ResourceRow resource) throws SQLException {
@@ -70,7 +85,7 @@ final class LockRecord {
         select.execute();
         ResourceRow row;
         try (ResultSet rs = select.getResultSet()) {
-          row = ResourceRow.read(rs, key, name);
+          row = ResourceRow.read(rs, key, name, sql);
         }
         if (row != null) {
           LockRecord record = new LockRecord(row);
@@ -121,11 +136,7 @@ final class LockRecord {
 
   /** Reads a queue place: owner, mode and deadline from the columns given. */
   private void readPlace(ResultSet rs, int owner, int mode, int deadline) throws SQLException {
-    QueuePlace place =
-        new QueuePlace(
-            "S".equals(rs.getString(mode)) ? LockMode.SHARED : LockMode.EXCLUSIVE,
-            rs.getLong(deadline),
-            false);
+    QueuePlace place = new QueuePlace(modeOf(rs.getString(mode)), rs.getLong(deadline), false);
     queue.put(rs.getString(owner), place);
   }
 
@@ -287,7 +298,7 @@ final class LockRecord {
     }
     for (Map.Entry<String, QueuePlace> entry : queue.entrySet()) {
       QueuePlace place = entry.getValue();
-      String mode = place.mode == LockMode.SHARED ? "S" : "X";
+      String mode = codeOf(place.mode);
       String holderKey = ResourceKeys.holder(entry.getKey());
       if (place.inserted) {
         writes.add(
@@ -304,6 +315,16 @@ final class LockRecord {
     }
     resource.write(writes, sql);
     return writes;
+  }
+
+  /** The one-letter code of a mode in the tables: S or X. */
+  static String codeOf(LockMode mode) {
+    return mode == LockMode.SHARED ? "S" : "X";
+  }
+
+  /** The mode of a one-letter code ({@link #codeOf}). */
+  static LockMode modeOf(String code) {
+    return "S".equals(code) ? LockMode.SHARED : LockMode.EXCLUSIVE;
   }
 
   /** One owner's holds on the lock. */

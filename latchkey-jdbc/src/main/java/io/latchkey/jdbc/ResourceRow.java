@@ -5,6 +5,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,7 +14,9 @@ import org.jspecify.annotations.Nullable;
  * every operation on the resource: a name's fencing counter, a semaphore's count, a leased
  * semaphore's total, a latch's count, and a lock's wait-queue counter and pending hand-off. Also
  * carries the database's time, read once in the same transaction: every deadline the operation
- * judges or writes is by that clock.
+ * judges or writes is by that clock. On PostgreSQL a lock's row may also carry its sole holder
+ * ({@link SoleHolder}); it is written back as it is unless the operation takes it out ({@link
+ * #takeSole}).
  */
 final class ResourceRow {
   final String key;
@@ -23,6 +27,8 @@ final class ResourceRow {
   long queueSeq;
   @Nullable String wokenOwner;
   long wokenAt;
+  private @Nullable SoleHolder sole;
+  private final @Nullable SoleHolder soleBefore;
   private final @Nullable Long amountBefore;
   private final long fenceBefore;
   private final long queueSeqBefore;
@@ -37,7 +43,8 @@ final class ResourceRow {
       @Nullable Long amount,
       long queueSeq,
       @Nullable String wokenOwner,
-      long wokenAt) {
+      long wokenAt,
+      @Nullable SoleHolder sole) {
     this.key = key;
     this.name = name;
     this.now = now;
@@ -46,6 +53,8 @@ final class ResourceRow {
     this.queueSeq = queueSeq;
     this.wokenOwner = wokenOwner;
     this.wokenAt = wokenAt;
+    this.sole = sole;
+    this.soleBefore = sole;
     this.fenceBefore = fence;
     this.amountBefore = amount;
     this.queueSeqBefore = queueSeq;
@@ -65,7 +74,7 @@ final class ResourceRow {
     try (PreparedStatement select = connection.prepareStatement(sql.lockResource)) {
       select.setString(1, key);
       try (ResultSet rs = select.executeQuery()) {
-        ResourceRow row = read(rs, key, name);
+        ResourceRow row = read(rs, key, name, sql);
         if (row != null) {
           return row;
         }
@@ -82,7 +91,7 @@ final class ResourceRow {
       insert.setString(3, name);
       insert.executeUpdate();
     }
-    return new ResourceRow(key, name, sql.now(connection), 0, null, 0, null, 0);
+    return new ResourceRow(key, name, sql.now(connection), 0, null, 0, null, 0, null);
   }
 
   /**
@@ -90,8 +99,10 @@ final class ResourceRow {
    *
    * @param key the resource's key
    * @param name its name, checked against the stored one
+   * @param sql the statements, which say whether the row has the sole holder's columns
    */
-  static @Nullable ResourceRow read(ResultSet rs, String key, String name) throws SQLException {
+  static @Nullable ResourceRow read(ResultSet rs, String key, String name, Sql sql)
+      throws SQLException {
     if (!rs.next()) {
       return null;
     }
@@ -108,7 +119,20 @@ final class ResourceRow {
         nullableLong(rs, 3),
         rs.getLong(4),
         rs.getString(5),
-        rs.getLong(6));
+        rs.getLong(6),
+        sql.soleHolders ? SoleHolder.read(rs, 8) : null);
+  }
+
+  /**
+   * Takes the lock's sole holder out of the row, to be written as a holder row in the same
+   * transaction ({@link LockRecord}); the row's columns are emptied when it is written.
+   *
+   * @return the sole holder, or null if the row had none
+   */
+  @Nullable SoleHolder takeSole() {
+    SoleHolder taken = sole;
+    sole = null;
+    return taken;
   }
 
   /**
@@ -137,17 +161,20 @@ final class ResourceRow {
             || !java.util.Objects.equals(amount, amountBefore)
             || queueSeq != queueSeqBefore
             || !java.util.Objects.equals(wokenOwner, wokenOwnerBefore)
-            || wokenAt != wokenAtBefore;
-    if (changed) {
-      writes.add(
-          sql.updateResource,
-          fence,
-          Writes.nullable(amount),
-          queueSeq,
-          Writes.nullable(wokenOwner),
-          wokenAt,
-          key);
+            || wokenAt != wokenAtBefore
+            || !java.util.Objects.equals(sole, soleBefore);
+    if (!changed) {
+      return;
     }
+    List<Object> values =
+        new ArrayList<>(
+            List.of(
+                fence, Writes.nullable(amount), queueSeq, Writes.nullable(wokenOwner), wokenAt));
+    if (sql.soleHolders) {
+      SoleHolder.addColumns(values, sole);
+    }
+    values.add(key);
+    writes.add(sql.updateResource, values.toArray());
   }
 
   private static @Nullable Long nullableLong(ResultSet rs, int column) throws SQLException {

@@ -22,6 +22,12 @@ final class Sql {
    */
   final boolean multiStatements;
 
+  /**
+   * Whether a lock's resource row carries its sole holder ({@link SoleHolder}): on PostgreSQL,
+   * where {@link UncontendedPath} writes it.
+   */
+  final boolean soleHolders;
+
   final String now;
   final String lockResource;
 
@@ -76,10 +82,13 @@ final class Sql {
     String q = schema.queue();
     String c = schema.clients();
     String clock = dialect.nowMillis();
+    this.soleHolders = dialect == SqlDialect.POSTGRESQL;
+    String soleColumns = soleHolders ? ", " + SoleHolder.COLUMNS : "";
     now = "SELECT " + clock + (dialect == SqlDialect.MARIADB ? " FROM DUAL" : "");
     lockResource =
         "SELECT name, fence, amount, queue_seq, woken_owner, woken_at, "
             + clock
+            + soleColumns
             + " FROM "
             + r
             + " WHERE res_key = ? FOR UPDATE";
@@ -92,6 +101,7 @@ final class Sql {
         "UPDATE "
             + r
             + " SET fence = ?, amount = ?, queue_seq = ?, woken_owner = ?, woken_at = ?"
+            + (soleHolders ? ", " + SoleHolder.ASSIGNMENTS : "")
             + " WHERE res_key = ?";
     selectResource = "SELECT amount, " + clock + " FROM " + r + " WHERE res_key = ?";
     selectHolders =
@@ -127,7 +137,19 @@ final class Sql {
             + r
             + " r ON r.res_key = h.res_key WHERE r.kind = 'LOCK' AND h.expires_at > ("
             + clock
-            + ") ORDER BY r.name, h.token";
+            + ")"
+            + (soleHolders
+                ? " UNION ALL SELECT name, sole_holder_id, sole_client_id, CASE sole_mode WHEN 'S'"
+                    + " THEN 1 ELSE 0 END, CASE sole_mode WHEN 'X' THEN 1 ELSE 0 END,"
+                    + " sole_expires_at - ("
+                    + clock
+                    + "), sole_token FROM "
+                    + r
+                    + " WHERE kind = 'LOCK' AND sole_expires_at > ("
+                    + clock
+                    + ")"
+                : "")
+            + " ORDER BY 1, 7";
     countQueues =
         "SELECT r.name, COUNT(*) FROM "
             + q
@@ -193,13 +215,40 @@ final class Sql {
   }
 
   /**
+   * One statement that extends the leases of those of {@code grants} grants that are sole holders
+   * ({@link SoleHolder}), with the parameters of {@link #renew}; null where there are none.
+   */
+  @Nullable String renewSole(int grants) {
+    if (!soleHolders) {
+      return null;
+    }
+    return "UPDATE "
+        + resourcesTable
+        + " SET sole_expires_at = CASE WHEN sole_expires_at > ? THEN sole_expires_at ELSE ? END"
+        + " WHERE sole_expires_at > ? AND (res_key, sole_holder_key, sole_token) IN ("
+        + rowValues(grants)
+        + ")";
+  }
+
+  /**
    * Which of {@code grants} grants, given as (res_key, holder_key, token), are alive at the first
-   * parameter.
+   * parameter: holder rows, and where there are sole holders ({@link #soleHolders}) those too, the
+   * first parameter and the grants bound a second time after the first.
    */
   String alive(int grants) {
-    return "SELECT res_key, holder_key, token FROM "
-        + holdersTable
-        + " WHERE expires_at > ? AND (res_key, holder_key, token) IN ("
+    String rows =
+        "SELECT res_key, holder_key, token FROM "
+            + holdersTable
+            + " WHERE expires_at > ? AND (res_key, holder_key, token) IN ("
+            + rowValues(grants)
+            + ")";
+    if (!soleHolders) {
+      return rows;
+    }
+    return rows
+        + " UNION ALL SELECT res_key, sole_holder_key, sole_token FROM "
+        + resourcesTable
+        + " WHERE sole_expires_at > ? AND (res_key, sole_holder_key, sole_token) IN ("
         + rowValues(grants)
         + ")";
   }

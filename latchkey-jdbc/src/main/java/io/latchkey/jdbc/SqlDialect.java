@@ -129,14 +129,17 @@ public enum SqlDialect {
     };
   }
 
-  /** Whether the error says a table does not exist. */
-  boolean isMissingTable(SQLException e) {
+  /**
+   * Whether the error says a table of the schema does not exist, or (PostgreSQL) a column that
+   * tables made by an earlier latchkey lack ({@link SoleHolder}).
+   */
+  boolean isMissingSchema(SQLException e) {
     String state = e.getSQLState();
     if (state == null) {
       return false;
     }
     return switch (this) {
-      case POSTGRESQL -> state.equals("42P01");
+      case POSTGRESQL -> state.equals("42P01") || state.equals("42703");
       case MARIADB -> state.equals("42S02") || e.getErrorCode() == 1146;
       case H2 -> state.equals("42S02") || state.equals("42S04") || e.getErrorCode() == 42102;
     };

@@ -16,8 +16,9 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Renews a batch of grants (lock holders and leased permits alike: both are holder rows) in one
- * transaction: one {@code UPDATE} per chunk of grants extends every live row whose token is the
+ * Renews a batch of grants (lock holders and leased permits alike: both are holder rows, and on
+ * PostgreSQL a lock's {@link SoleHolder} in its resource row) in one transaction: one {@code
+ * UPDATE} per chunk of grants (two with sole holders) extends every live row whose token is the
  * grant's, and one {@code SELECT} tells which are alive now, so the rest are gone. The grant's
  * token is part of the key, so a row re-granted to the same owner is never renewed by the old
  * grant.
@@ -71,17 +72,22 @@ final class TableRenewal {
       byKey.put(resource + holder + ":" + grant.fencingToken(), grant);
     }
     long aliveAfter = leasesEndHolds ? now : Long.MIN_VALUE;
-    try (PreparedStatement update = c.prepareStatement(sql.renew(chunk.size()))) {
-      update.setLong(1, now + leaseMillis);
-      update.setLong(2, now + leaseMillis);
-      update.setLong(3, aliveAfter);
-      bindGrants(update, 4, chunk, keys);
-      update.executeUpdate();
+    // Sole holders first: one that another transaction moves into a holder row meanwhile is
+    // either renewed here (that transaction then waits for this one's row lock and moves the
+    // renewed lease) or moved before the holder rows' statement starts, which then sees its row.
+    String renewSole = sql.renewSole(chunk.size());
+    if (renewSole != null) {
+      extend(c, renewSole, chunk, keys, now + leaseMillis, aliveAfter);
     }
+    extend(c, sql.renew(chunk.size()), chunk, keys, now + leaseMillis, aliveAfter);
     Set<GrantRef> gone = new HashSet<>(chunk);
     try (PreparedStatement select = c.prepareStatement(sql.alive(chunk.size()))) {
       select.setLong(1, aliveAfter);
-      bindGrants(select, 2, chunk, keys);
+      int next = bindGrants(select, 2, chunk, keys);
+      if (sql.soleHolders) {
+        select.setLong(next, aliveAfter);
+        bindGrants(select, next + 1, chunk, keys);
+      }
       try (ResultSet rs = select.executeQuery()) {
         while (rs.next()) {
           GrantRef renewed = byKey.get(rs.getString(1) + rs.getString(2) + ":" + rs.getLong(3));
@@ -94,7 +100,28 @@ final class TableRenewal {
     return gone;
   }
 
-  private static void bindGrants(
+  /** Runs one of {@link Sql#renew} and {@link Sql#renewSole}. */
+  private static void extend(
+      Connection c,
+      String statement,
+      List<GrantRef> chunk,
+      List<String[]> keys,
+      long deadline,
+      long aliveAfter)
+      throws SQLException {
+    try (PreparedStatement update = c.prepareStatement(statement)) {
+      update.setLong(1, deadline);
+      update.setLong(2, deadline);
+      update.setLong(3, aliveAfter);
+      bindGrants(update, 4, chunk, keys);
+      update.executeUpdate();
+    }
+  }
+
+  /**
+   * @return the next parameter index
+   */
+  private static int bindGrants(
       PreparedStatement statement, int first, List<GrantRef> chunk, List<String[]> keys)
       throws SQLException {
     int index = first;
@@ -103,5 +130,6 @@ final class TableRenewal {
       statement.setString(index++, keys.get(i)[1]);
       statement.setLong(index++, chunk.get(i).fencingToken());
     }
+    return index;
   }
 }

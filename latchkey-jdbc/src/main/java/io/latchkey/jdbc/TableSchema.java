@@ -137,7 +137,7 @@ final class TableSchema {
       check(connection);
       return true;
     } catch (SQLException e) {
-      if (dialect.isMissingTable(e)) {
+      if (dialect.isMissingSchema(e)) {
         // PostgreSQL refuses every statement of a transaction after an error.
         connection.rollback();
         return false;
@@ -147,14 +147,22 @@ final class TableSchema {
   }
 
   /**
-   * Reads nothing from each table, which fails if one is missing.
+   * Reads nothing from each table, which fails if one is missing; on PostgreSQL also from the sole
+   * holder's columns ({@link SoleHolder}), which tables made by an earlier latchkey lack.
    *
-   * @throws SQLException if a table is missing (see {@link #missing}) or the database fails
+   * @throws SQLException if a table or column is missing (see {@link #missing}) or the database
+   *     fails
    */
   void check(Connection connection) throws SQLException {
     try (Statement statement = connection.createStatement()) {
       for (String table : tables()) {
         statement.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+      }
+      if (dialect == SqlDialect.POSTGRESQL) {
+        statement
+            .executeQuery(
+                "SELECT " + SoleHolder.ALL_COLUMNS + " FROM " + resources() + " WHERE 1 = 0")
+            .close();
       }
     }
   }
@@ -167,14 +175,14 @@ final class TableSchema {
   }
 
   /**
-   * @param cause the database's complaint about a missing table
+   * @param cause the database's complaint about a missing table or column
    * @return an error that says what to run
    */
   IllegalStateException missing(SQLException cause) {
     return new IllegalStateException(
         "the latchkey tables ("
             + String.join(", ", tables())
-            + ") are missing: run the SQL file "
+            + ") are missing or were made by an earlier latchkey: run the SQL file "
             + dialect.schemaResource()
             + " of latchkey-jdbc"
             + (prefix.equals(DEFAULT_PREFIX)

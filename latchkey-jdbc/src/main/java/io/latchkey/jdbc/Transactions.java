@@ -170,7 +170,7 @@ final class Transactions {
       try {
         return runOnce(work, deadlineNanos);
       } catch (SQLException e) {
-        if (dialect.isMissingTable(e)) {
+        if (dialect.isMissingSchema(e)) {
           throw new CompletionException(schema.missing(e));
         }
         if (e instanceof SQLTimeoutException timedOut) {

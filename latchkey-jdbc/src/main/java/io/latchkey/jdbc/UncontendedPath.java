@@ -15,10 +15,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL: a lock's first hold on a free lock, and the last release of a lock nobody waits for,
- * each one statement in a transaction of its own, decided by the database (table and advisory
- * modes; {@link TableLockStore} runs its general path when this one does not apply). The statement
- * runs with autocommit on: the server's implicit transaction, no {@code BEGIN} or {@code COMMIT}
- * sent, one round trip.
+ * each one statement that updates one row, the lock's resource row, in a transaction of its own
+ * (table and advisory modes; {@link TableLockStore} runs its general path when this one does not
+ * apply). The statement runs with autocommit on: the server's implicit transaction, no {@code
+ * BEGIN} or {@code COMMIT} sent, one round trip. The hold it grants is the lock's {@link
+ * SoleHolder}, written into the resource row's own columns (the fencing counter is advanced in the
+ * same row), so a first hold writes no holder row and its release deletes none.
  *
  * <p><b>Why one statement may decide.</b> The general path locks the resource row first and reads
  * the holder and queue rows in a second statement, because a statement reads from a snapshot taken
@@ -30,33 +32,33 @@ import org.jspecify.annotations.Nullable;
  * transaction that adds a row the decision depends on also writes the resource row, under its row
  * lock, in the same transaction: a new holder takes the name's next fencing token ({@code fence}),
  * a new queue place the next arrival number ({@code queue_seq}), a pending hand-off sets {@code
- * woken_owner} (the general path's {@link LockRecord#writes}); deletions only make a lock freer. So
- * if the resource row is the snapshot's version when this statement holds its row lock, no
- * transaction added such a row after the snapshot, and the snapshot's answer is the answer. If the
- * row changed, nothing is written and the general path decides.
+ * woken_owner}, and a sole holder moved into a holder row empties the sole holder's columns (the
+ * general path's {@link LockRecord#writes}); deletions only make a lock freer. So if the resource
+ * row is the snapshot's version when this statement holds its row lock, no transaction added such a
+ * row after the snapshot, and the snapshot's answer is the answer. If the row changed, nothing is
+ * written and the general path decides.
  *
  * <p>The acquire grants only what the general path's rules would grant without a choice: the lock
- * has no holder row at all (none alive, none past its lease), no queue row (not even one past its
- * deadline) and no pending hand-off. Then the new holder gets the name's next fencing token ({@code
- * GREATEST(fence + 1, now × 1000)}, {@link ResourceRow#nextToken}), one hold in its mode and a
- * deadline of the database's clock plus the lease, and the keeper's hold is taken in the same
- * statement ({@link HoldKeeper.InlineHold#take}: {@code pg_try_advisory_lock} in advisory mode),
- * evaluated last, inside a {@code CASE}, so that it runs only when the rows say the lock is free;
- * the counter advances and the holder row is written only if it answered true and the resource row
- * had not changed. Nothing else is written, as the general path would write nothing else. The
- * release deletes the holder row only if the grant's token matches, the row holds exactly one hold
- * in the mode and none in the other, the holder is alive ({@link
- * HoldKeeper.InlineHold#holderAlive}), nobody is queued (so that no wake-up is due) and the
- * resource row had not changed (which it rewrites unchanged, to hold its row lock); the keeper's
- * hold is given back for the deleted row.
+ * has no sole holder, no holder row at all (none alive, none past its lease), no queue row (not
+ * even one past its deadline) and no pending hand-off. Then the new holder gets the name's next
+ * fencing token ({@code GREATEST(fence + 1, now × 1000)}, {@link ResourceRow#nextToken}), one hold
+ * in its mode and a deadline of the database's clock plus the lease, and the keeper's hold is taken
+ * in the same statement ({@link HoldKeeper.InlineHold#take}: {@code pg_try_advisory_lock} in
+ * advisory mode), evaluated last, inside a {@code CASE}, so that it runs only when the rows say the
+ * lock is free; the row is written only if it answered true and the row had not changed. The
+ * release empties the sole holder's columns only if they name the grant's holder and token and the
+ * mode released, the holder is alive ({@link HoldKeeper.InlineHold#soleHolderAlive}), nobody is
+ * queued (so that no wake-up is due) and the row had not changed; the keeper's hold is given back
+ * for it. A lock whose holder is not sole (a second hold, a re-entry, a waiter) is the general
+ * path's, which moves the sole holder into a holder row first.
  *
- * <p>When either finds its case does not apply, it has written nothing (or the resource row
- * unchanged), and the general path runs in a new transaction: a contended operation pays one round
- * trip more. An acquire whose keeper took its hold but whose resource row had changed gives that
- * hold back ({@link HoldKeeper.InlineHold#undoTake}) before the general path runs. A failure is the
- * operation's answer (never followed by the general path); if the acquire's statement failed after
- * the keeper may have taken its hold, that hold is given back as well, as the general path gives
- * back a hold whose commit failed.
+ * <p>When either finds its case does not apply, it has written nothing, and the general path runs
+ * in a new transaction: a contended operation pays one round trip more. An acquire whose keeper
+ * took its hold but whose resource row had changed gives that hold back ({@link
+ * HoldKeeper.InlineHold#undoTake}) before the general path runs. A failure is the operation's
+ * answer (never followed by the general path); if the acquire's statement failed after the keeper
+ * may have taken its hold, that hold is given back as well, as the general path gives back a hold
+ * whose commit failed.
  */
 final class UncontendedPath {
   private final HoldKeeper.InlineHold hold;
@@ -70,18 +72,18 @@ final class UncontendedPath {
     String h = schema.holders();
     String q = schema.queue();
     for (LockMode mode : LockMode.values()) {
-      boolean shared = mode == LockMode.SHARED;
+      String code = "'" + LockRecord.codeOf(mode) + "'";
       acquire.put(
           mode,
           // OFFSET 0 keeps the subquery apart: the clock is read once, and the CASE (with the
           // keeper's take) is evaluated for the one row of this name only.
           "WITH g AS (SELECT s.res_key, s.seen, GREATEST(s.fence + 1, s.now * 1000) AS token,"
-              + " s.now FROM (SELECT res_key, xmin AS seen, fence, woken_owner, "
+              + " s.now FROM (SELECT res_key, xmin AS seen, fence, woken_owner, sole_holder_key, "
               + sql.dialect.nowMillis()
               + " AS now FROM "
               + r
               + " WHERE res_key = ? OFFSET 0) s WHERE CASE WHEN s.woken_owner IS NULL"
-              + " AND NOT EXISTS (SELECT 1 FROM "
+              + " AND s.sole_holder_key IS NULL AND NOT EXISTS (SELECT 1 FROM "
               + h
               + " WHERE res_key = s.res_key) AND NOT EXISTS (SELECT 1 FROM "
               + q
@@ -89,31 +91,30 @@ final class UncontendedPath {
               + hold.take(mode)
               + " ELSE FALSE END), u AS (UPDATE "
               + r
-              + " t SET fence = g.token FROM g WHERE t.res_key = g.res_key AND t.xmin = g.seen"
-              + " RETURNING g.res_key, g.token, g.now), i AS (INSERT INTO "
-              + h
-              + " (res_key, holder_key, holder_id, client_id, shared_holds, exclusive_holds,"
-              + " expires_at, token) SELECT u.res_key, ?, ?, ?, "
-              + (shared ? "1, 0" : "0, 1")
-              + ", u.now + ?, u.token FROM u RETURNING token) SELECT (SELECT token FROM i) FROM g");
+              + " t SET fence = g.token, sole_holder_key = ?, sole_holder_id = ?,"
+              + " sole_client_id = ?, sole_mode = "
+              + code
+              + ", sole_expires_at = g.now + ?, sole_token = g.token FROM g"
+              + " WHERE t.res_key = g.res_key AND t.xmin = g.seen RETURNING g.token)"
+              + " SELECT (SELECT token FROM u) FROM g");
       release.put(
           mode,
           "WITH u AS (UPDATE "
               + r
-              + " t SET fence = t.fence WHERE t.res_key = ? AND t.xmin = (SELECT xmin FROM "
+              + " t SET "
+              + SoleHolder.CLEARED
+              + " WHERE t.res_key = ? AND t.xmin = (SELECT xmin FROM "
               + r
-              + " WHERE res_key = ?) AND NOT EXISTS (SELECT 1 FROM "
-              + q
-              + " WHERE res_key = t.res_key) RETURNING 1), d AS (DELETE FROM "
-              + h
-              + " WHERE res_key = ? AND holder_key = ? AND (CAST(? AS BOOLEAN) OR token = ?) AND "
-              + (shared ? "shared_holds = 1 AND exclusive_holds = 0" : "exclusive_holds = 1")
-              + (shared ? "" : " AND shared_holds = 0")
+              + " WHERE res_key = ?) AND t.sole_holder_key = ? AND (CAST(? AS BOOLEAN)"
+              + " OR t.sole_token = ?) AND t.sole_mode = "
+              + code
               + " AND "
-              + hold.holderAlive()
-              + " AND EXISTS (SELECT 1 FROM u) RETURNING token) SELECT "
+              + hold.soleHolderAlive()
+              + " AND NOT EXISTS (SELECT 1 FROM "
+              + q
+              + " WHERE res_key = t.res_key) RETURNING 1) SELECT "
               + hold.give(mode)
-              + " FROM d");
+              + " FROM u");
     }
   }
 
@@ -176,7 +177,7 @@ final class UncontendedPath {
   }
 
   /**
-   * Releases a holder's last hold when nobody waits, in a transaction of its own.
+   * Releases a sole holder's hold when nobody waits, in a transaction of its own.
    *
    * @param connection the operation's connection, with no transaction open
    * @param grant the grant
@@ -189,11 +190,10 @@ final class UncontendedPath {
     try (PreparedStatement text = connection.prepareStatement(release.get(mode))) {
       text.setString(1, key);
       text.setString(2, key);
-      text.setString(3, key);
-      text.setString(4, ResourceKeys.holder(grant.holderId()));
-      text.setBoolean(5, grant.fencingToken() == GrantRef.ANY_TOKEN);
-      text.setLong(6, grant.fencingToken());
-      int index = hold.bindAlive(text, 7);
+      text.setString(3, ResourceKeys.holder(grant.holderId()));
+      text.setBoolean(4, grant.fencingToken() == GrantRef.ANY_TOKEN);
+      text.setLong(5, grant.fencingToken());
+      int index = hold.bindAlive(text, 6);
       hold.bindHold(text, index, key);
       return runAlone(
           connection,

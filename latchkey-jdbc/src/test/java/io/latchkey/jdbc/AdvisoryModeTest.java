@@ -90,25 +90,27 @@ class AdvisoryModeTest {
         Latchkey second = Latchkey.connect(uri);
         Connection admin = DriverManager.getConnection(server.jdbcUrl())) {
       // The name's row exists, and the lock is free: the next acquire takes the one-round-trip
-      // path, whose advisory lock is taken in the statement that then fails on the holder row.
+      // path, whose advisory lock is taken in the statement that then fails on writing the sole
+      // holder into the resource row.
       first.lock(name).acquire(Duration.ZERO).release();
       try (var statement = admin.createStatement()) {
         statement.execute(
-            "CREATE FUNCTION failing_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+            "CREATE FUNCTION failing_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
                 + " IF NEW.res_key = '"
                 + resourceKey
-                + "' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$");
+                + "' AND NEW.sole_holder_key IS NOT NULL THEN"
+                + " RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$");
         statement.execute(
-            "CREATE TRIGGER failing_insert BEFORE INSERT ON "
+            "CREATE TRIGGER failing_write BEFORE UPDATE ON "
                 + prefix
-                + "holders FOR EACH ROW EXECUTE FUNCTION failing_insert()");
+                + "resources FOR EACH ROW EXECUTE FUNCTION failing_write()");
       }
 
       assertThatThrownBy(() -> first.lock(name).acquire(Duration.ZERO))
           .hasMessageContaining("refused by the test");
 
       try (var statement = admin.createStatement()) {
-        statement.execute("DROP TRIGGER failing_insert ON " + prefix + "holders");
+        statement.execute("DROP TRIGGER failing_write ON " + prefix + "resources");
       }
       // Had the failed acquire kept its advisory lock, the first client's connection would hold
       // the name for as long as it lives, and nobody else could take it.

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.latchkey.BackendTimeoutException;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
+import io.latchkey.Lease;
 import io.latchkey.jdbc.FaultClients.Closer;
 import io.latchkey.jdbc.FaultClients.WatchedLease;
 import io.latchkey.servers.FreezableTcpProxy;
@@ -238,6 +239,38 @@ class JdbcErrorsTest {
   @Test
   void mariaDbMissingTablesNameTheFileToRun() throws Exception {
     assertMissingTablesNameTheFile(SERVERS.mariaDb(), "mariadb.sql", "");
+  }
+
+  /**
+   * Tables made by a latchkey before the sole holder's columns (PostgreSQL): opening without
+   * createSchema names the file to run, whose {@code ALTER TABLE … IF NOT EXISTS} lines add them;
+   * opening with it adds them, and the lock then works.
+   */
+  @Test
+  void postgresTablesOfAnEarlierLatchkeyAreNamedOrUpgraded() throws Exception {
+    PostgresTestServer server = SERVERS.postgres();
+    String url = server.jdbcUrl() + "&latchkey.tablePrefix=earlier_";
+    try (Connection admin = DriverManager.getConnection(server.jdbcUrl())) {
+      connect(url + "&latchkey.createSchema=true").close();
+      execute(
+          admin,
+          "ALTER TABLE earlier_resources DROP COLUMN sole_holder_key, DROP COLUMN sole_holder_id,"
+              + " DROP COLUMN sole_client_id, DROP COLUMN sole_mode, DROP COLUMN sole_expires_at,"
+              + " DROP COLUMN sole_token");
+
+      assertThatThrownBy(() -> connect(url).close())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("io/latchkey/jdbc/schema/postgresql.sql")
+          .hasMessageContaining("earlier latchkey")
+          .hasMessageContaining("sole_holder_key");
+
+      try (Latchkey client = connect(url + "&latchkey.createSchema=true")) {
+        Lease lease = client.lock("upgraded").acquire(Duration.ZERO);
+        lease.release();
+        assertThat(client.lock("upgraded").acquire(Duration.ZERO).fencingToken())
+            .isGreaterThan(lease.fencingToken());
+      }
+    }
   }
 
   /**

@@ -11,6 +11,7 @@ import io.latchkey.spi.HolderRef;
 import io.latchkey.spi.LatchkeyBackend;
 import io.latchkey.spi.LockRequest;
 import io.latchkey.spi.ReleaseResult;
+import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.ResourceType;
 import java.net.URI;
 import java.sql.Connection;
@@ -19,9 +20,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -90,8 +93,7 @@ class UncontendedPathTest {
   @Test
   void aReleaseWhoseSnapshotMissedANewWaiterWakesIt() throws Exception {
     String name = "missed-waiter";
-    release(name, "mine", granted(name, "mine")); // creates the resource row
-    long token = granted(name, "mine");
+    long token = secondGrant(name, "mine");
     String key = ResourceKeys.resource(ResourceType.LOCK, name);
     addRow(
         key,
@@ -111,13 +113,93 @@ class UncontendedPathTest {
 
     assertThat(get(release).wasHeld()).isTrue();
     // The general path released: it handed the lock to the waiter it found queued.
+    assertThat(resourceColumn(key, "woken_owner")).isEqualTo("waiter");
+  }
+
+  @Test
+  void aFirstHoldIsTheSoleHolderUntilAnotherOwnerComes() throws Exception {
+    String name = "sole";
+    long token = secondGrant(name, "mine");
+    String key = ResourceKeys.resource(ResourceType.LOCK, name);
+    assertThat(resourceColumn(key, "sole_holder_id")).isEqualTo("mine");
+    assertThat(count("SELECT count(*) FROM " + prefix + "holders WHERE res_key = ?", key)).isZero();
+
+    assertThat(get(backend.locks().tryAcquire(request(name, "theirs"))).isGranted()).isFalse();
+
+    // The other owner's attempt moved the sole holder into a holder row, token and all.
+    assertThat(resourceColumn(key, "sole_holder_id")).isNull();
+    assertThat(
+            count(
+                "SELECT count(*) FROM "
+                    + prefix
+                    + "holders WHERE res_key = ? AND holder_id = 'mine' AND exclusive_holds = 1"
+                    + " AND token = "
+                    + token,
+                key))
+        .isEqualTo(1);
+    release(name, "mine", token);
+    assertThat(get(backend.locks().tryAcquire(request(name, "theirs"))).isGranted()).isTrue();
+  }
+
+  @Test
+  void aRaisedFenceKeepsTheSoleHolder() throws Exception {
+    String name = "sole-raised";
+    long token = secondGrant(name, "mine");
+
+    long raised = get(backend.fences().orElseThrow().raiseLockFence(name, token + 1_000));
+
+    assertThat(raised).isGreaterThanOrEqualTo(token + 1_000);
+    release(name, "mine", token);
+  }
+
+  @Test
+  void aRenewalRacingTheMoveOfItsSoleHolderRenewsTheMovedRow() throws Exception {
+    String name = "sole-renewed";
+    long token = secondGrant(name, "mine");
+    String key = ResourceKeys.resource(ResourceType.LOCK, name);
+    long before =
+        count("SELECT sole_expires_at FROM " + prefix + "resources WHERE res_key = ?", key);
+    // In other's open transaction, as the general path moves a sole holder into a holder row.
+    update(
+        "INSERT INTO "
+            + prefix
+            + "holders (res_key, holder_key, holder_id, client_id, shared_holds, exclusive_holds,"
+            + " expires_at, token) SELECT res_key, sole_holder_key, sole_holder_id, sole_client_id,"
+            + " 0, 1, sole_expires_at, sole_token FROM "
+            + prefix
+            + "resources WHERE res_key = ?",
+        key);
+    update("UPDATE " + prefix + "resources SET " + SoleHolder.CLEARED + " WHERE res_key = ?", key);
+
+    CompletionStage<RenewResult> renewal =
+        backend.renew(
+            List.of(new GrantRef(new HolderRef(ResourceType.LOCK, name, "mine"), token)), 60_000);
+    awaitWaitingForTheResourceRow("UPDATE " + prefix + "resources SET sole_expires_at%");
+    other.commit();
+
+    assertThat(get(renewal).gone()).isEmpty();
+    assertThat(count("SELECT expires_at FROM " + prefix + "holders WHERE res_key = ?", key))
+        .isGreaterThan(before);
+    release(name, "mine", token);
+  }
+
+  /**
+   * The lock's first grant, released (which makes its resource row), and then its second, which
+   * takes the uncontended path.
+   */
+  private long secondGrant(String name, String owner) throws Exception {
+    release(name, owner, granted(name, owner));
+    return granted(name, owner);
+  }
+
+  private @Nullable String resourceColumn(String key, String column) throws SQLException {
     try (PreparedStatement select =
         admin.prepareStatement(
-            "SELECT woken_owner FROM " + prefix + "resources WHERE res_key = ?")) {
+            "SELECT " + column + " FROM " + prefix + "resources WHERE res_key = ?")) {
       select.setString(1, key);
       try (ResultSet rs = select.executeQuery()) {
         assertThat(rs.next()).isTrue();
-        assertThat(rs.getString(1)).isEqualTo("waiter");
+        return rs.getString(1);
       }
     }
   }
@@ -174,6 +256,11 @@ class UncontendedPathTest {
 
   /** Until a statement of the uncontended path waits for the row lock {@code other} holds. */
   private void awaitWaitingForTheResourceRow() {
+    awaitWaitingForTheResourceRow("WITH %" + prefix + "resources%");
+  }
+
+  /** Until a statement that matches {@code pattern} (SQL LIKE) waits for a row lock. */
+  private void awaitWaitingForTheResourceRow(String pattern) {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
@@ -181,7 +268,7 @@ class UncontendedPathTest {
                 count(
                         "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                             + " AND query LIKE ?",
-                        "WITH %" + prefix + "resources%")
+                        pattern)
                     == 1);
   }
 

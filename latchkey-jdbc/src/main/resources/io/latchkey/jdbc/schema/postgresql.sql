@@ -18,8 +18,26 @@ CREATE TABLE IF NOT EXISTS latchkey_resources (
   woken_at    BIGINT,
   wake_seq    BIGINT        NOT NULL DEFAULT 0,
   wake_slots  INTEGER       NOT NULL DEFAULT 0,
-  wake_owner  VARCHAR(1024)
+  wake_owner  VARCHAR(1024),
+  sole_holder_key CHAR(64),
+  sole_holder_id  VARCHAR(1024),
+  sole_client_id  VARCHAR(255),
+  sole_mode       CHAR(1),
+  sole_expires_at BIGINT,
+  sole_token      BIGINT
 );
+
+-- A lock's sole holder (PostgreSQL only): a first hold taken while the lock had no holder and no
+-- waiter is kept in these columns of the lock's resource row instead of a holder row, so that taking
+-- it and giving it back each update one row. Any other operation on the lock moves it into
+-- latchkey_holders first. The columns are NULL otherwise. Tables made by an earlier latchkey gain
+-- them here.
+ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_holder_key CHAR(64);
+ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_holder_id VARCHAR(1024);
+ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_client_id VARCHAR(255);
+ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_mode CHAR(1);
+ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_expires_at BIGINT;
+ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_token BIGINT;
 
 CREATE TABLE IF NOT EXISTS latchkey_holders (
   res_key         CHAR(64)      NOT NULL,
