@@ -235,7 +235,12 @@ final class ConnectionBoundBackend extends JdbcModeBackend {
             settings.description());
     Transactions pinned =
         new Transactions(
-            session, dialect, schema, context.operationTimeout(), context.blockingExecutor());
+            session,
+            dialect,
+            schema,
+            context.operationTimeout(),
+            context.blockingExecutor(),
+            settings.createSchema());
     return new Binding(pinned, holds, session::check, session::close);
   }
 

@@ -76,8 +76,9 @@ public final class JdbcBackend {
     }
 
     /**
-     * @param createSchema true to create the tables that are missing when the backend opens (needs
-     *     the right to create tables); false (the default) to expect them
+     * @param createSchema true to create the tables that are missing when the backend opens, and
+     *     again when an operation finds them missing (needs the right to create tables); false (the
+     *     default) to expect them
      * @return this builder
      */
     public Builder createSchema(boolean createSchema) {

@@ -22,7 +22,8 @@ import java.util.Set;
  *   <li>{@code latchkey.mode}: {@code table} (the default), {@code advisory} or {@code row}
  *       (PostgreSQL and MariaDB/MySQL only; see {@link JdbcMode});
  *   <li>{@code latchkey.tablePrefix}: the prefix of the table names, {@code latchkey_} by default;
- *   <li>{@code latchkey.createSchema}: {@code true} to create missing tables at open;
+ *   <li>{@code latchkey.createSchema}: {@code true} to create missing tables at open, and again
+ *       when an operation finds them missing;
  *   <li>{@code latchkey.poolSize}: the connections of the backend's own pool, 8 by default (in
  *       advisory mode the pinned connection that holds the locks, and on PostgreSQL the one that
  *       listens, come on top);

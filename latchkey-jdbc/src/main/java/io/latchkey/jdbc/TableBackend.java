@@ -120,13 +120,14 @@ final class TableBackend extends JdbcModeBackend {
             settings.dialect(),
             schema,
             context.operationTimeout(),
-            context.blockingExecutor());
+            context.blockingExecutor(),
+            settings.createSchema());
     try {
       transactions.runUntil(
           "opening " + settings.description(),
           connection -> {
-            if (settings.createSchema() && !schema.exists(connection)) {
-              schema.create(connection);
+            if (settings.createSchema()) {
+              transactions.createMissingTables(connection);
             }
             schema.check(connection);
             transactions.learnMultiStatements(connection);

@@ -66,18 +66,25 @@ final class Transactions {
   private final TableSchema schema;
   private final long timeoutNanos;
   private final Executor executor;
+  private final boolean makesMissingTables;
 
+  /**
+   * @param makesMissingTables true (the backend was opened with {@code createSchema}) to make the
+   *     tables again when an operation finds them missing, then run it again
+   */
   Transactions(
       ConnectionSource connections,
       SqlDialect dialect,
       TableSchema schema,
       Duration operationTimeout,
-      Executor executor) {
+      Executor executor,
+      boolean makesMissingTables) {
     this.connections = connections;
     this.dialect = dialect;
     this.schema = schema;
     this.timeoutNanos = operationTimeout.toNanos();
     this.executor = executor;
+    this.makesMissingTables = makesMissingTables;
   }
 
   SqlDialect dialect() {
@@ -161,6 +168,7 @@ final class Transactions {
   /** Runs the work on the calling thread (for opening, closing and tests). */
   <T> T runUntil(String operation, Work<T> work, long deadlineNanos) {
     boolean endedBefore = false;
+    boolean tablesMade = false;
     for (int attempt = 1; ; attempt++) {
       if (deadlineNanos - System.nanoTime() <= 0) {
         throw new CompletionException(
@@ -171,6 +179,12 @@ final class Transactions {
         return runOnce(work, deadlineNanos);
       } catch (SQLException e) {
         if (dialect.isMissingSchema(e)) {
+          if (makesMissingTables && !tablesMade) {
+            // Once per operation: still missing after that, the message says what to run.
+            tablesMade = true;
+            makeMissingTables(deadlineNanos);
+            continue;
+          }
           throw new CompletionException(schema.missing(e));
         }
         if (e instanceof SQLTimeoutException timedOut) {
@@ -189,6 +203,41 @@ final class Transactions {
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pause));
       }
     }
+  }
+
+  /**
+   * Makes the tables that went missing after the backend opened (the database came back empty: a
+   * wiped volume, a replica promoted without them), as opening did. Every row went with them, so
+   * the operation that runs next finds no holder rows: a renewal or a release reports its grants
+   * gone, and the counters start again under the database clock's floor. A failure here is not the
+   * operation's answer: another operation or client may have made them at the same moment
+   * (PostgreSQL refuses the second of two concurrent {@code CREATE TABLE IF NOT EXISTS}); the
+   * operation runs again and answers for itself.
+   */
+  private void makeMissingTables(long deadlineNanos) {
+    try {
+      if (runOnce(this::createMissingTables, deadlineNanos)) {
+        LOG.warn(
+            "the latchkey tables ({}*) were missing, or made by an earlier latchkey: made them (every"
+                + " lock, queue place and counter held in a missing table is gone)",
+            schema.prefix());
+      }
+    } catch (SQLException e) {
+      LOG.warn("making the missing latchkey tables again failed: {}", e.toString());
+    }
+  }
+
+  /**
+   * Creates the tables if any is missing, inside the caller's transaction.
+   *
+   * @return whether they were missing
+   */
+  boolean createMissingTables(Connection connection) throws SQLException {
+    if (schema.exists(connection)) {
+      return false;
+    }
+    schema.create(connection);
+    return true;
   }
 
   /** An after-commit action's failure is not the operation's: the transaction did commit. */

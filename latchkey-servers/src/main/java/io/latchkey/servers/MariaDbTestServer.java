@@ -56,23 +56,19 @@ public final class MariaDbTestServer extends SqlTestServer {
         List.of(Path.of("/usr/bin"), Path.of("/usr/sbin")));
   }
 
-  private Path data() {
-    return directory().resolve("data");
-  }
-
   @Override
   protected void initialise() throws IOException {
     run(
         List.of(
             installer.toString(),
             "--no-defaults",
-            "--datadir=" + data(),
+            "--datadir=" + dataDirectory(),
             "--user=" + System.getProperty("user.name"),
             "--auth-root-authentication-method=normal",
             "--skip-test-db",
             "--skip-name-resolve"));
     // A directory in the data directory is a database.
-    Files.createDirectories(data().resolve("latchkey"));
+    Files.createDirectories(dataDirectory().resolve("latchkey"));
   }
 
   @Override
@@ -80,7 +76,7 @@ public final class MariaDbTestServer extends SqlTestServer {
     return List.of(
         daemon.toString(),
         "--no-defaults",
-        "--datadir=" + data(),
+        "--datadir=" + dataDirectory(),
         "--user=" + System.getProperty("user.name"),
         "--port=" + port(),
         "--bind-address=" + RedisTestServer.HOST,

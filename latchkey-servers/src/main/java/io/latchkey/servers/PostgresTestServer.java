@@ -77,10 +77,6 @@ public final class PostgresTestServer extends SqlTestServer {
     }
   }
 
-  private Path data() {
-    return directory().resolve("data");
-  }
-
   @Override
   protected void initialise() throws IOException {
     chown(directory(), SYSTEM_USER);
@@ -90,7 +86,7 @@ public final class PostgresTestServer extends SqlTestServer {
             List.of(
                 bin.resolve("initdb").toString(),
                 "-D",
-                data().toString(),
+                dataDirectory().toString(),
                 "-U",
                 "latchkey",
                 "--auth=trust",
@@ -107,7 +103,7 @@ public final class PostgresTestServer extends SqlTestServer {
         List.of(
             bin.resolve("postgres").toString(),
             "-D",
-            data().toString(),
+            dataDirectory().toString(),
             "-p",
             String.valueOf(port()),
             "-k",

@@ -73,7 +73,10 @@ final class ServerReaper {
     DIRECTORIES.forEach(ServerReaper::deleteRecursively);
   }
 
-  private static void deleteRecursively(Path directory) {
+  /**
+   * Deletes a directory tree, best effort (a file that cannot be deleted stays), without tracking.
+   */
+  static void deleteRecursively(Path directory) {
     if (!Files.exists(directory)) {
       return;
     }

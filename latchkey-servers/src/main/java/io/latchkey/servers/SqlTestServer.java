@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * own port and directory.
  *
  * <p>{@link #stop()} shuts the server down cleanly, {@link #kill()} with SIGKILL; {@link
- * #restart()} starts it again on the same port and data, so committed rows survive. Run as root,
+ * #restart()} starts it again on the same port and data, so committed rows survive; {@link
+ * #restartEmpty()} starts it again on the same port with a new, empty data directory. Run as root,
  * the server runs as the database's system user instead ({@code postgres}, {@code mysql}) where it
  * refuses root, through {@code setpriv}.
  */
@@ -81,8 +82,18 @@ public abstract class SqlTestServer implements AutoCloseable {
   /** The signal for a clean and fast shutdown. */
   protected abstract String stopSignal();
 
-  /** Prepares the data directory once, before the first start. */
+  /**
+   * Prepares a new {@link #dataDirectory()}: before the first start, and by {@link
+   * #restartEmpty()}.
+   */
   protected abstract void initialise() throws IOException;
+
+  /**
+   * @return the directory of the server's databases, inside {@link #directory()}
+   */
+  protected final Path dataDirectory() {
+    return directory.resolve("data");
+  }
 
   /**
    * @return the log file
@@ -251,11 +262,35 @@ public abstract class SqlTestServer implements AutoCloseable {
 
   /** Starts the server again on the same port and data directory, after a stop or a kill. */
   public synchronized void restart() {
+    requireOpen();
+    stop();
+    launch();
+  }
+
+  /**
+   * Stops the server (cleanly), deletes its data directory, prepares a new one as at the first
+   * start, and starts the server again on the same port: the server comes back having lost
+   * everything made since it started (databases, tables, rows), as a wiped container or a replica
+   * promoted without them would. Clients find it at the same address.
+   *
+   * @throws IllegalStateException if the server is closed or does not start again
+   */
+  public synchronized void restartEmpty() {
+    requireOpen();
+    stop();
+    ServerReaper.deleteRecursively(dataDirectory());
+    try {
+      initialise();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot prepare a new data directory: " + e.getMessage(), e);
+    }
+    launch();
+  }
+
+  private void requireOpen() {
     if (closed) {
       throw new IllegalStateException("the server is closed");
     }
-    stop();
-    launch();
   }
 
   /**

@@ -1,0 +1,216 @@
+package io.latchkey.jdbc;
+
+import static io.latchkey.jdbc.FaultClients.connect;
+import static io.latchkey.jdbc.FaultClients.failsWithinBound;
+import static io.latchkey.jdbc.FaultClients.lossOf;
+import static io.latchkey.jdbc.FaultClients.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.latchkey.Latchkey;
+import io.latchkey.Lease;
+import io.latchkey.LeaseLostException;
+import io.latchkey.jdbc.FaultClients.Closer;
+import io.latchkey.servers.PostgresTestServer;
+import io.latchkey.testkit.WatchdogTally;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL restarted empty under holders (issue 9): the server comes back on the same port with a
+ * new data directory, as a wiped container or a replica promoted without latchkey's tables would.
+ * Every holder row, queue row and fencing counter is gone. What must hold all the same:
+ *
+ * <ul>
+ *   <li>a client opened with {@code createSchema=true} makes the tables again at its next
+ *       operation, and its watchdog's next renewal finds its lease gone and says so (not its lease
+ *       timer, after the whole lease; not never);
+ *   <li>a client opened without it gets, from each operation, an error that names the SQL file to
+ *       run, within the operation timeout;
+ *   <li>another client is granted the same names with fencing tokens larger than every token handed
+ *       out before the wipe (the counters restart from nothing: the database clock's floor in
+ *       {@code ResourceRow.nextToken} is what keeps tokens growing);
+ *   <li>the old holder's release of an explicit lease says that it was lost, and leaves the new
+ *       holder's grant alone.
+ * </ul>
+ *
+ * <p>The server is this class's own: the tests wipe it.
+ */
+class EmptyRestartTest {
+  /**
+   * Long enough that the lease timer cannot be what reports the loss: the watchdog's renewal (every
+   * sixth of it) after the restart finds the lease gone long before the lease runs out.
+   */
+  private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(20);
+
+  /** A watchdog lease that runs out soon after the renewals start failing. */
+  private static final Duration SHORT_LEASE = Duration.ofSeconds(3);
+
+  /** An explicit lease that outlasts the test: only its release can tell it was lost. */
+  private static final Duration EXPLICIT_LEASE = Duration.ofMinutes(2);
+
+  private static @Nullable PostgresTestServer server;
+
+  @BeforeAll
+  static void startServer() {
+    server = PostgresTestServer.start();
+  }
+
+  @AfterAll
+  static void deleteServer() {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
+  }
+
+  private static PostgresTestServer server() {
+    PostgresTestServer running = server;
+    if (running == null) {
+      throw new IllegalStateException("the server starts before the first test");
+    }
+    return running;
+  }
+
+  private static String createSchema(String uri) {
+    return uri + "&latchkey.createSchema=true";
+  }
+
+  private static String advisoryMode(String prefix) {
+    return server().jdbcUrl() + "&latchkey.mode=advisory&latchkey.tablePrefix=" + prefix;
+  }
+
+  @Test
+  void tableModeMakesItsTablesAgainAndReportsTheLostLeases() throws Exception {
+    String watched = uniqueName("empty-watchdog");
+    String explicit = uniqueName("empty-explicit");
+    WatchdogTally renewals = new WatchdogTally();
+    try (Closer closer = new Closer()) {
+      Latchkey holder =
+          closer.add(connect(createSchema(server().jdbcUrl()), WATCHDOG_LEASE, renewals));
+      Lease watchdogLease = holder.lock(watched).acquire(Duration.ZERO);
+      Lease explicitLease = holder.lock(explicit).acquire(Duration.ZERO, EXPLICIT_LEASE);
+      CompletableFuture<LeaseLostException> lost = lossOf(watchdogLease);
+      long highestBefore = Math.max(watchdogLease.fencingToken(), explicitLease.fencingToken());
+
+      server().restartEmpty();
+
+      // Nobody else touches the new server: the holder's own client makes the tables again, and
+      // its next renewal finds the lease gone.
+      assertThat(lost.get(30, TimeUnit.SECONDS))
+          .as("the loss is found by a renewal, not by the lease timer")
+          .hasMessageContaining("no longer knows it");
+      assertThat(watchdogLease.isValid()).isFalse();
+      assertThatThrownBy(watchdogLease::release).isInstanceOf(LeaseLostException.class);
+
+      // A client that does not create tables opens: they are there again.
+      Latchkey other = closer.add(connect(server().jdbcUrl()));
+      Lease nextWatched = other.lock(watched).acquire(Duration.ZERO);
+      Lease nextExplicit = other.lock(explicit).acquire(Duration.ZERO);
+      assertThat(nextWatched.fencingToken())
+          .as("a token after the wipe is larger than every token before it")
+          .isGreaterThan(highestBefore);
+      assertThat(nextExplicit.fencingToken()).isGreaterThan(highestBefore);
+
+      Throwable oldRelease = catchThrowable(explicitLease::release);
+      assertThat(other.admin().inspect(explicit))
+          .as("the old holder's release left the new grant alone")
+          .hasValueSatisfying(
+              lock ->
+                  assertThat(lock.holders())
+                      .singleElement()
+                      .satisfies(
+                          info ->
+                              assertThat(info.fencingToken())
+                                  .isEqualTo(nextExplicit.fencingToken())));
+      assertThat(oldRelease)
+          .as("the explicit lease learns of its loss when it is released")
+          .isInstanceOf(LeaseLostException.class);
+      nextExplicit.release();
+      nextWatched.release();
+      // The first client goes on.
+      holder.lock(watched).acquire(Duration.ofSeconds(5)).release();
+    }
+  }
+
+  @Test
+  void withoutCreateSchemaEveryOperationNamesTheFileToRun() throws Exception {
+    String watched = uniqueName("empty-watchdog");
+    String explicit = uniqueName("empty-explicit");
+    WatchdogTally renewals = new WatchdogTally();
+    try (Closer closer = new Closer()) {
+      connect(createSchema(server().jdbcUrl())).close();
+      Latchkey holder = closer.add(connect(server().jdbcUrl(), SHORT_LEASE, renewals));
+      Lease watchdogLease = holder.lock(watched).acquire(Duration.ZERO);
+      Lease explicitLease = holder.lock(explicit).acquire(Duration.ZERO, EXPLICIT_LEASE);
+      CompletableFuture<LeaseLostException> lost = lossOf(watchdogLease);
+      long highestBefore = Math.max(watchdogLease.fencingToken(), explicitLease.fencingToken());
+
+      server().restartEmpty();
+
+      assertThat(
+              failsWithinBound(
+                  FaultClients.OPERATION_TIMEOUT,
+                  IllegalStateException.class,
+                  () -> holder.lock(uniqueName("empty-other")).acquire(Duration.ZERO)))
+          .hasMessageContaining("io/latchkey/jdbc/schema/postgresql.sql");
+      // Its renewals fail like that too, until its lease runs out: lost, and said so.
+      assertThat(lost.get(30, TimeUnit.SECONDS)).isNotNull();
+      assertThat(watchdogLease.isValid()).isFalse();
+
+      // What the message says to do: here, a client opened with createSchema=true.
+      Latchkey other = closer.add(connect(createSchema(server().jdbcUrl())));
+      Lease nextWatched = other.lock(watched).acquire(Duration.ZERO);
+      Lease nextExplicit = other.lock(explicit).acquire(Duration.ZERO);
+      assertThat(nextWatched.fencingToken()).isGreaterThan(highestBefore);
+      assertThat(nextExplicit.fencingToken()).isGreaterThan(highestBefore);
+      Throwable oldRelease = catchThrowable(explicitLease::release);
+      assertThat(other.admin().inspect(explicit))
+          .hasValueSatisfying(
+              lock ->
+                  assertThat(lock.holders())
+                      .singleElement()
+                      .satisfies(
+                          info ->
+                              assertThat(info.fencingToken())
+                                  .isEqualTo(nextExplicit.fencingToken())));
+      assertThat(oldRelease).isInstanceOf(LeaseLostException.class);
+      nextExplicit.release();
+      nextWatched.release();
+      holder.lock(watched).acquire(Duration.ofSeconds(5)).release();
+    }
+  }
+
+  /**
+   * Advisory mode: the restart ends the pinned connection, so the holder hears its loss at once;
+   * once a client made the tables again, the same name is granted with a larger token, and the
+   * first client goes on.
+   */
+  @Test
+  void advisoryModeReportsTheLossAndGrantsLargerTokensAfterIt() throws Exception {
+    String name = uniqueName("empty-advisory");
+    String uri = createSchema(advisoryMode("advisory_"));
+    try (Closer closer = new Closer()) {
+      Latchkey holder = closer.add(connect(uri, WATCHDOG_LEASE, new WatchdogTally()));
+      Lease lease = holder.lock(name).acquire(Duration.ZERO);
+      CompletableFuture<LeaseLostException> lost = lossOf(lease);
+
+      server().restartEmpty();
+
+      assertThat(lost.get(30, TimeUnit.SECONDS)).isNotNull();
+      assertThat(lease.isValid()).isFalse();
+      assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+      Latchkey other = closer.add(connect(uri));
+      Lease next = other.lock(name).acquire(Duration.ofSeconds(10));
+      assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+      next.release();
+      holder.lock(name).acquire(Duration.ofSeconds(10)).release();
+    }
+  }
+}
