@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import static io.latchkey.jdbc.FaultClients.assertConnectionBoundLossAcross;
 import static io.latchkey.jdbc.FaultClients.connect;
 import static io.latchkey.jdbc.FaultClients.failsWithinBound;
 import static io.latchkey.jdbc.FaultClients.lossOf;
@@ -195,22 +196,7 @@ class EmptyRestartTest {
   @Test
   void advisoryModeReportsTheLossAndGrantsLargerTokensAfterIt() throws Exception {
     String name = uniqueName("empty-advisory");
-    String uri = createSchema(advisoryMode("advisory_"));
-    try (Closer closer = new Closer()) {
-      Latchkey holder = closer.add(connect(uri, WATCHDOG_LEASE, new WatchdogTally()));
-      Lease lease = holder.lock(name).acquire(Duration.ZERO);
-      CompletableFuture<LeaseLostException> lost = lossOf(lease);
-
-      server().restartEmpty();
-
-      assertThat(lost.get(30, TimeUnit.SECONDS)).isNotNull();
-      assertThat(lease.isValid()).isFalse();
-      assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
-      Latchkey other = closer.add(connect(uri));
-      Lease next = other.lock(name).acquire(Duration.ofSeconds(10));
-      assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
-      next.release();
-      holder.lock(name).acquire(Duration.ofSeconds(10)).release();
-    }
+    assertConnectionBoundLossAcross(
+        createSchema(advisoryMode("advisory_")), WATCHDOG_LEASE, name, server()::restartEmpty);
   }
 }

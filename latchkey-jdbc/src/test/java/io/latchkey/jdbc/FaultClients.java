@@ -1,6 +1,7 @@
 package io.latchkey.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.latchkey.BackendUnavailableException;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.jspecify.annotations.Nullable;
@@ -104,6 +106,40 @@ final class FaultClients {
     CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
     lease.onLost(lost::complete);
     return lost;
+  }
+
+  /**
+   * A connection-bound hold (advisory or row mode) through a fault that ends its connection: the
+   * holder is told of the loss, its release says so, another client gets the lock with a larger
+   * token, and the holder takes it again on a new connection.
+   *
+   * @param uri the mode's URI
+   * @param lease the holder's watchdog lease
+   * @param name the lock's name
+   * @param fault what ends the connection (a restart of the server)
+   */
+  static void assertConnectionBoundLossAcross(
+      String uri, Duration lease, String name, ThrowingCallable fault) throws Exception {
+    try (Closer closer = new Closer()) {
+      Latchkey holder = closer.add(connect(uri, lease, new WatchdogTally()));
+      Lease held = holder.lock(name).acquire(Duration.ZERO);
+      CompletableFuture<LeaseLostException> lost = lossOf(held);
+
+      try {
+        fault.call();
+      } catch (Throwable e) {
+        throw new AssertionError("the fault failed", e);
+      }
+
+      assertThat(lost.get(30, TimeUnit.SECONDS)).isNotNull();
+      assertThat(held.isValid()).isFalse();
+      assertThatThrownBy(held::release).isInstanceOf(LeaseLostException.class);
+      Latchkey other = closer.add(connect(uri));
+      Lease next = other.lock(name).acquire(Duration.ofSeconds(10));
+      assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+      next.release();
+      holder.lock(name).acquire(Duration.ofSeconds(10)).release();
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import static io.latchkey.jdbc.FaultClients.assertConnectionBoundLossAcross;
 import static io.latchkey.jdbc.FaultClients.connect;
 import static io.latchkey.jdbc.FaultClients.lossOf;
 import static io.latchkey.jdbc.FaultClients.unavailableWithinBound;
@@ -114,24 +115,8 @@ class JdbcFaultTest {
    * connection); after the restart another client gets the lock with a larger token.
    */
   private static void assertRestartLosesLocks(SqlTestServer server, String uri) throws Exception {
-    String name = uniqueName("restart-connection-bound");
-    try (Closer closer = new Closer()) {
-      Latchkey holder = closer.add(connect(uri, RESTART_LEASE, new WatchdogTally()));
-      Lease lease = holder.lock(name).acquire(Duration.ZERO);
-      CompletableFuture<LeaseLostException> lost = lossOf(lease);
-
-      server.restart();
-
-      assertThat(lost.get(30, TimeUnit.SECONDS)).isNotNull();
-      assertThat(lease.isValid()).isFalse();
-      assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
-      Latchkey other = closer.add(connect(uri));
-      Lease next = other.lock(name).acquire(Duration.ofSeconds(10));
-      assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
-      next.release();
-      // The first client goes on, on a new connection.
-      holder.lock(name).acquire(Duration.ofSeconds(10)).release();
-    }
+    assertConnectionBoundLossAcross(
+        uri, RESTART_LEASE, uniqueName("restart-connection-bound"), server::restart);
   }
 
   @Test
