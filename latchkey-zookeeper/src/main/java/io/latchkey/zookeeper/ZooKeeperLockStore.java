@@ -58,18 +58,20 @@ import org.jspecify.annotations.Nullable;
  * included. Plus an offset, once a quorum raised the lock ({@link LockFence}, docs/adr/0009): the
  * listing that finds a node at the front also shows the lock's fence record, and a node whose
  * offset (in its data) is below the record's takes the record's in the write that claims it, before
- * it is a grant. A lock never raised has no record, its nodes no offset: nothing is read or written
- * for it. A node is created with the offset this client last saw for its lock, so that a raised
- * lock costs no write either once the client knows its record. A re-entry adds a hold to the node's
- * data (a versioned write) and keeps the token; the owner's digest in the node's name lets another
- * process holding the same owner token find the node and re-enter it rather than make a second one.
- * A release takes one hold off by a versioned write, and deletes the node with the last one; the
- * version is the one this client kept from its own last write of the node, so a release sends no
- * read first (a node changed by another process of the owner token answers BADVERSION and is read
- * then). Only for this client's thread owners, whose ids no other process can have: a lock
- * directory is a container that the server removes once empty, and a remade directory numbers its
- * nodes from zero again, so a node of an owner token that another process made could have the kept
- * node's name and version. Token owners read first.
+ * it is a grant. That write is a multi-op that also checks the directory's version is still the
+ * listing's: a raise writes the directory, so a raise after the listing fails the claim, and the
+ * next listing shows its record ({@link #claim}). A lock never raised has no record, its nodes no
+ * offset: nothing is read or written for it. A node is created with the offset this client last saw
+ * for its lock, so that a raised lock costs no write either once the client knows its record. A
+ * re-entry adds a hold to the node's data (a versioned write) and keeps the token; the owner's
+ * digest in the node's name lets another process holding the same owner token find the node and
+ * re-enter it rather than make a second one. A release takes one hold off by a versioned write, and
+ * deletes the node with the last one; the version is the one this client kept from its own last
+ * write of the node, so a release sends no read first (a node changed by another process of the
+ * owner token answers BADVERSION and is read then). Only for this client's thread owners, whose ids
+ * no other process can have: a lock directory is a container that the server removes once empty,
+ * and a remade directory numbers its nodes from zero again, so a node of an owner token that
+ * another process made could have the kept node's name and version. Token owners read first.
  *
  * <p>A release of the last hold that fails on the connection is handed to {@link StrandedNodes}:
  * the node would otherwise hold the lock for the life of the session, which outlives the blip. Its
@@ -206,12 +208,16 @@ final class ZooKeeperLockStore implements LockStore {
    *
    * @param watched the path to watch, or null
    * @param children whether the watched path's children are what it waits for
+   * @param watchedVersion the data version of the watched node as read to place the node behind it
+   *     (a reader's writer, which holds readers back by its data), or -1 if it holds the node back
+   *     whatever its data says
    */
-  private record Position(boolean holding, @Nullable String watched, boolean children) {
-    static final Position HOLDING = new Position(true, null, false);
+  private record Position(
+      boolean holding, @Nullable String watched, boolean children, int watchedVersion) {
+    static final Position HOLDING = new Position(true, null, false, -1);
 
-    static Position behind(String dir, String node) {
-      return new Position(false, dir + "/" + node, false);
+    static Position behind(String dir, String node, int version) {
+      return new Position(false, dir + "/" + node, false, version);
     }
   }
 
@@ -533,10 +539,11 @@ final class ZooKeeperLockStore implements LockStore {
                       return claim(
                           request,
                           path,
-                          data.under(seen.fence()),
+                          data,
                           read.czxid(),
                           version,
                           read.session(),
+                          seen,
                           ours,
                           round);
                     }
@@ -572,8 +579,14 @@ final class ZooKeeperLockStore implements LockStore {
    * answer was lost is made again by the owner's next attempt. A claim of a node this client does
    * not keep as a place is not repeated: the next attempt could not tell it from a grant.
    *
-   * @param data the node's data as it is to be granted, with the offset of the lock's fence record
-   *     in the listing that found the node at the front
+   * <p>The node takes the offset of the fence record in the listing that found it at the front, and
+   * the claim is made only if the directory's version is still that listing's: a raise of the
+   * record in between (it writes the directory) may have counted the waiting node as one still to
+   * be granted, and its grant must then take the new record's offset; the claim fails, and the next
+   * round lists the directory again.
+   *
+   * @param data the node's data as read
+   * @param seen the directory in the listing that found the node at the front
    */
   private CompletableFuture<AcquireResult> claim(
       LockRequest request,
@@ -582,6 +595,7 @@ final class ZooKeeperLockStore implements LockStore {
       long czxid,
       int version,
       long session,
+      Seen seen,
       @Nullable QueuePlace ours,
       int round) {
     String key = key(request.name(), request.owner());
@@ -589,8 +603,9 @@ final class ZooKeeperLockStore implements LockStore {
       // Given up meanwhile: the next round finishes its delete.
       return attempt(request, round + 1);
     }
-    return calls
-        .write(path, data.withWaiting(false).encode(), version)
+    LockNodeData claimed = data.under(seen.fence()).withWaiting(false);
+    String dir = path.substring(0, path.lastIndexOf('/'));
+    return writeWhile(dir, seen.version(), path, claimed, version)
         .exceptionallyCompose(
             failure -> {
               if (ours == null) {
@@ -614,7 +629,6 @@ final class ZooKeeperLockStore implements LockStore {
               if (ours != null) {
                 leave(key, ours);
               }
-              LockNodeData claimed = data.withWaiting(false);
               long token = claimed.token(czxid);
               grants.put(key, new Held(path, token, version + 1, claimed, session));
               return granted(token, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
@@ -757,8 +771,9 @@ final class ZooKeeperLockStore implements LockStore {
 
   /**
    * The owner's new node exists: is it at the front? A node created holding (the lock looked free)
-   * that another node got ahead of is marked waiting; a node created waiting that is at the front
-   * is claimed at once.
+   * that another node got ahead of is marked waiting, if that node is still ahead ({@link
+   * #markWaiting}; else the next round takes the grant); a node created waiting that is at the
+   * front is claimed at once.
    *
    * @param listedBehind the directory's listing sent right behind the node's create
    */
@@ -807,10 +822,11 @@ final class ZooKeeperLockStore implements LockStore {
                             return claim(
                                 request,
                                 path,
-                                data.under(fence),
+                                data,
                                 node.czxid(),
                                 node.version(),
                                 node.session(),
+                                seen,
                                 place,
                                 round);
                           }
@@ -836,11 +852,15 @@ final class ZooKeeperLockStore implements LockStore {
                           return waitBehind(position, place, request, seen);
                         }
                         LockNodeData marked = data.withWaiting(true);
-                        return calls
-                            .write(path, marked.encode(), node.version())
+                        return markWaiting(path, marked, node.version(), position)
                             .thenCompose(
                                 code -> {
-                                  if (code == KeeperException.Code.OK && place != null) {
+                                  if (code != KeeperException.Code.OK) {
+                                    // At the front meanwhile (a grant, as anyone else sees it),
+                                    // or changed: the next round lists the directory again.
+                                    return attempt(request, round + 1);
+                                  }
+                                  if (place != null) {
                                     place.know(
                                         new Held(
                                             path,
@@ -891,6 +911,40 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   /**
+   * Marks a node that was created as a grant waiting, because a listing found it behind another
+   * node: only while that node is still there and (a reader's writer) unchanged, so that the node
+   * is still behind it. A node that reached the front meanwhile, not waiting, is a grant as
+   * everyone else sees it (an inspection, a fence raise, which counts it as a holder and may leave
+   * its token below the raised value); marked waiting, it would be a waiter again, and a later
+   * raise that finds the record at its value would take it for a node still to be granted above it.
+   *
+   * @param position where the listing placed the node
+   * @return OK, or BADVERSION or NONODE if the node or the one it waits for changed
+   */
+  private CompletableFuture<KeeperException.Code> markWaiting(
+      String path, LockNodeData marked, int version, Position position) {
+    String watched = Objects.requireNonNull(position.watched(), "what a waiting node waits for");
+    return writeWhile(watched, position.watchedVersion(), path, marked, version);
+  }
+
+  /**
+   * Writes a node's data at its version if another node is still at a version, in one multi-op.
+   *
+   * @param guardVersion the other node's data version, or -1 for any (it must exist)
+   * @return OK, or BADVERSION or NONODE if either changed
+   */
+  private CompletableFuture<KeeperException.Code> writeWhile(
+      String guard, int guardVersion, String path, LockNodeData data, int version) {
+    return calls
+        .transaction(
+            op ->
+                List.of(
+                    op.check().withVersion(guardVersion).forPath(guard),
+                    op.setData().withVersion(version).forPath(path, data.encode())))
+        .thenApply(ZooKeeperCalls.Transaction::code);
+  }
+
+  /**
    * Where a node stands in the queue.
    *
    * @param mine the owner's node, or null for a node that would be created now (at the end)
@@ -902,7 +956,9 @@ final class ZooKeeperLockStore implements LockStore {
     CompletableFuture<Position> inQueue =
         exclusive
             ? CompletableFuture.completedFuture(
-                index == 0 ? Position.HOLDING : Position.behind(dir, nodes.get(index - 1).name()))
+                index == 0
+                    ? Position.HOLDING
+                    : Position.behind(dir, nodes.get(index - 1).name(), -1))
             : nearestWriter(dir, nodes, index - 1);
     String leases = layout.leases(dir);
     if (leases == null) {
@@ -917,7 +973,7 @@ final class ZooKeeperLockStore implements LockStore {
                 : calls
                     .children(leases)
                     .thenApply(
-                        held -> held.isEmpty() ? position : new Position(false, leases, true)));
+                        held -> held.isEmpty() ? position : new Position(false, leases, true, -1)));
   }
 
   /** A reader waits for the nearest node ahead that holds or asks for the exclusive side. */
@@ -928,7 +984,7 @@ final class ZooKeeperLockStore implements LockStore {
         continue;
       }
       if (!ahead.isLatchkeys()) {
-        return CompletableFuture.completedFuture(Position.behind(dir, ahead.name()));
+        return CompletableFuture.completedFuture(Position.behind(dir, ahead.name(), -1));
       }
       int next = i - 1;
       return calls
@@ -936,7 +992,8 @@ final class ZooKeeperLockStore implements LockStore {
           .thenCompose(
               read -> {
                 if (read != null && LockNodeData.decode(read.data()).blocksReaders()) {
-                  return CompletableFuture.completedFuture(Position.behind(dir, ahead.name()));
+                  return CompletableFuture.completedFuture(
+                      Position.behind(dir, ahead.name(), read.stat().getVersion()));
                 }
                 // Gone, or a writer that kept only its read side.
                 return nearestWriter(dir, nodes, next);
@@ -1131,8 +1188,10 @@ final class ZooKeeperLockStore implements LockStore {
    *       front, the node is next's grant (its offset raised to the record's first, if this
    *       client's hint was below it); behind another node (a waiter of another client that came
    *       first), it is marked waiting and watches the node ahead, as after the owner's own
-   *       attempt, and the answer to next is that attempt's refusal. The node ahead was woken by
-   *       the delete, as by a plain release.
+   *       attempt, and the answer to next is that attempt's refusal. If the node ahead went before
+   *       the mark ({@link #markWaiting}), the node is not marked and next gets no answer: its
+   *       owner's next attempt takes the grant. The node ahead was woken by the delete, as by a
+   *       plain release.
    * </ul>
    *
    * <p>Anything else (a holder with more holds, an owner token, a place that waits for another node
@@ -1298,10 +1357,10 @@ final class ZooKeeperLockStore implements LockStore {
   /**
    * Where the node a hand-over made a grant stands: at the front, it is next's grant (its offset
    * raised to the lock's fence record first, if below it); behind another node, it is marked
-   * waiting and waits as a queue place.
+   * waiting (while that node is still ahead, {@link #markWaiting}) and waits as a queue place.
    *
-   * @return the answer to next's attempt, or null if none can be given (the node is gone, or a call
-   *     failed: the owner's next attempt finds out)
+   * @return the answer to next's attempt, or null if none can be given (the node is gone, the node
+   *     ahead went before the mark, or a call failed: the owner's next attempt finds out)
    */
   private CompletableFuture<@Nullable AcquireResult> placeHandedOver(
       LockRequest next, QueuePlace place, Held node) {
@@ -1326,27 +1385,29 @@ final class ZooKeeperLockStore implements LockStore {
                         if (data.equals(node.data())) {
                           return settleHandedOver(next, place, node, position, listed.seen());
                         }
-                        return calls
-                            .write(node.path(), data.encode(), node.version())
-                            .thenCompose(
-                                code -> {
-                                  if (code != KeeperException.Code.OK) {
-                                    notHandedOver(place, true);
-                                    return CompletableFuture
-                                        .<@Nullable AcquireResult>completedFuture(null);
-                                  }
-                                  return settleHandedOver(
-                                      next,
-                                      place,
-                                      new Held(
-                                          node.path(),
-                                          data.token(node.czxid()),
-                                          node.version() + 1,
-                                          data,
-                                          node.session()),
-                                      position,
-                                      listed.seen());
-                                });
+                        CompletableFuture<KeeperException.Code> written =
+                            position.holding()
+                                ? calls.write(node.path(), data.encode(), node.version())
+                                : markWaiting(node.path(), data, node.version(), position);
+                        return written.thenCompose(
+                            code -> {
+                              if (code != KeeperException.Code.OK) {
+                                notHandedOver(place, true);
+                                return CompletableFuture.<@Nullable AcquireResult>completedFuture(
+                                    null);
+                              }
+                              return settleHandedOver(
+                                  next,
+                                  place,
+                                  new Held(
+                                      node.path(),
+                                      data.token(node.czxid()),
+                                      node.version() + 1,
+                                      data,
+                                      node.session()),
+                                  position,
+                                  listed.seen());
+                            });
                       });
             })
         .exceptionally(

@@ -322,9 +322,16 @@ class ZooKeeperConnectionLossTest {
           waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
       await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
       String queued = children().get(1);
+      // Marked waiting (a multi-op, as the claim is) before the claim's multi-op is armed.
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  LockNodeData.decode(observer().getData().forPath(DIR + "/" + queued)).waiting());
 
-      // The woken waiter's claim (clearing "waiting") is applied, its answer lost.
-      losing.writes.set(true);
+      // The woken waiter's claim (clearing "waiting", checking the directory's version) is
+      // applied, its answer lost.
+      losing.multis.set(true);
       held.release();
       Lease next = waiting.get(20, TimeUnit.SECONDS);
       assertThat(losing.lost.get()).isEqualTo(1);
@@ -893,10 +900,10 @@ class ZooKeeperConnectionLossTest {
   }
 
   /**
-   * Hands the first armed create or data write of a lock node (or multi-op, a leased permit's
-   * grant) that succeeded a CONNECTIONLOSS answer instead of its real one, and cuts the connection
-   * at that moment: the server applied the call, the client never heard, as when a connection
-   * breaks between the request and its reply.
+   * Hands the first armed create or data write of a lock node (or multi-op: a leased permit's
+   * grant, a lock node's claim or hand-over) that succeeded a CONNECTIONLOSS answer instead of its
+   * real one, and cuts the connection at that moment: the server applied the call, the client never
+   * heard, as when a connection breaks between the request and its reply.
    */
   private static final class LosingAnswers {
     final AtomicBoolean creates = new AtomicBoolean();
