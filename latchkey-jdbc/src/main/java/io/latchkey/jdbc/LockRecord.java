@@ -313,6 +313,7 @@ final class LockRecord {
         writes.add(sql.updateQueue, mode, place.deadline, key, holderKey);
       }
     }
+    resource.hasRows = !holders.isEmpty() || !queue.isEmpty();
     resource.write(writes, sql);
     return writes;
   }

@@ -27,6 +27,14 @@ final class ResourceRow {
   long queueSeq;
   @Nullable String wokenOwner;
   long wokenAt;
+
+  /**
+   * PostgreSQL: whether the lock may have holder or queue rows ({@code has_rows}); {@link
+   * LockRecord} sets it from the rows it loaded and changed.
+   */
+  boolean hasRows;
+
+  private final boolean hasRowsBefore;
   private @Nullable SoleHolder sole;
   private final @Nullable SoleHolder soleBefore;
   private final @Nullable Long amountBefore;
@@ -44,6 +52,7 @@ final class ResourceRow {
       long queueSeq,
       @Nullable String wokenOwner,
       long wokenAt,
+      boolean hasRows,
       @Nullable SoleHolder sole) {
     this.key = key;
     this.name = name;
@@ -53,6 +62,8 @@ final class ResourceRow {
     this.queueSeq = queueSeq;
     this.wokenOwner = wokenOwner;
     this.wokenAt = wokenAt;
+    this.hasRows = hasRows;
+    this.hasRowsBefore = hasRows;
     this.sole = sole;
     this.soleBefore = sole;
     this.fenceBefore = fence;
@@ -91,7 +102,8 @@ final class ResourceRow {
       insert.setString(3, name);
       insert.executeUpdate();
     }
-    return new ResourceRow(key, name, sql.now(connection), 0, null, 0, null, 0, null);
+    // The column's default: TRUE.
+    return new ResourceRow(key, name, sql.now(connection), 0, null, 0, null, 0, true, null);
   }
 
   /**
@@ -120,7 +132,8 @@ final class ResourceRow {
         rs.getLong(4),
         rs.getString(5),
         rs.getLong(6),
-        sql.soleHolders ? SoleHolder.read(rs, 8) : null);
+        !sql.soleHolders || rs.getBoolean(8),
+        sql.soleHolders ? SoleHolder.read(rs, 9) : null);
   }
 
   /**
@@ -162,6 +175,7 @@ final class ResourceRow {
             || queueSeq != queueSeqBefore
             || !java.util.Objects.equals(wokenOwner, wokenOwnerBefore)
             || wokenAt != wokenAtBefore
+            || (sql.soleHolders && hasRows != hasRowsBefore)
             || !java.util.Objects.equals(sole, soleBefore);
     if (!changed) {
       return;
@@ -171,6 +185,7 @@ final class ResourceRow {
             List.of(
                 fence, Writes.nullable(amount), queueSeq, Writes.nullable(wokenOwner), wokenAt));
     if (sql.soleHolders) {
+      values.add(hasRows);
       SoleHolder.addColumns(values, sole);
     }
     values.add(key);

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A lock's sole holder, kept in the lock's resource row instead of a holder row (PostgreSQL only;
- * docs/adr/0005-session-and-connection-bound-backends.md, amendment "the sole holder"). {@link
+ * docs/adr/0005-session-and-connection-bound-backends.md, amendment "the sole holder and
+ * has_rows"). {@link
  * UncontendedPath} writes it when it grants a first hold on a lock that has no holder row, no queue
  * row and no sole holder, so that the grant is one single-row {@code UPDATE}; its release empties
  * the columns the same way. Every other operation on the lock locks the resource row first, and

@@ -23,8 +23,9 @@ final class Sql {
   final boolean multiStatements;
 
   /**
-   * Whether a lock's resource row carries its sole holder ({@link SoleHolder}): on PostgreSQL,
-   * where {@link UncontendedPath} writes it.
+   * Whether a lock's resource row carries its sole holder ({@link SoleHolder}) and whether it has
+   * rows ({@code has_rows}, {@link ResourceRow#hasRows}): on PostgreSQL, where {@link
+   * UncontendedPath} reads and writes them.
    */
   final boolean soleHolders;
 
@@ -83,7 +84,7 @@ final class Sql {
     String c = schema.clients();
     String clock = dialect.nowMillis();
     this.soleHolders = dialect == SqlDialect.POSTGRESQL;
-    String soleColumns = soleHolders ? ", " + SoleHolder.COLUMNS : "";
+    String soleColumns = soleHolders ? ", has_rows, " + SoleHolder.COLUMNS : "";
     now = "SELECT " + clock + (dialect == SqlDialect.MARIADB ? " FROM DUAL" : "");
     lockResource =
         "SELECT name, fence, amount, queue_seq, woken_owner, woken_at, "
@@ -101,7 +102,7 @@ final class Sql {
         "UPDATE "
             + r
             + " SET fence = ?, amount = ?, queue_seq = ?, woken_owner = ?, woken_at = ?"
-            + (soleHolders ? ", " + SoleHolder.ASSIGNMENTS : "")
+            + (soleHolders ? ", has_rows = ?, " + SoleHolder.ASSIGNMENTS : "")
             + " WHERE res_key = ?";
     selectResource = "SELECT amount, " + clock + " FROM " + r + " WHERE res_key = ?";
     selectHolders =

@@ -147,8 +147,9 @@ final class TableSchema {
   }
 
   /**
-   * Reads nothing from each table, which fails if one is missing; on PostgreSQL also from the sole
-   * holder's columns ({@link SoleHolder}), which tables made by an earlier latchkey lack.
+   * Reads nothing from each table, which fails if one is missing; on PostgreSQL also from the
+   * columns of the one-statement path ({@code has_rows}, {@link SoleHolder}), which tables made by
+   * an earlier latchkey lack.
    *
    * @throws SQLException if a table or column is missing (see {@link #missing}) or the database
    *     fails
@@ -161,7 +162,11 @@ final class TableSchema {
       if (dialect == SqlDialect.POSTGRESQL) {
         statement
             .executeQuery(
-                "SELECT " + SoleHolder.ALL_COLUMNS + " FROM " + resources() + " WHERE 1 = 0")
+                "SELECT has_rows, "
+                    + SoleHolder.ALL_COLUMNS
+                    + " FROM "
+                    + resources()
+                    + " WHERE 1 = 0")
             .close();
       }
     }

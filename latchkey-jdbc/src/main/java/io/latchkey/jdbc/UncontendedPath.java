@@ -19,103 +19,127 @@ import org.jspecify.annotations.Nullable;
  * (table and advisory modes; {@link TableLockStore} runs its general path when this one does not
  * apply). The statement runs with autocommit on: the server's implicit transaction, no {@code
  * BEGIN} or {@code COMMIT} sent, one round trip. The hold it grants is the lock's {@link
- * SoleHolder}, written into the resource row's own columns (the fencing counter is advanced in the
- * same row), so a first hold writes no holder row and its release deletes none.
+ * SoleHolder}, written into the resource row's own columns with the next fencing token, so a first
+ * hold writes no holder row and its release deletes none.
  *
- * <p><b>Why one statement may decide.</b> The general path locks the resource row first and reads
- * the holder and queue rows in a second statement, because a statement reads from a snapshot taken
- * when it starts, before any lock it then waits for. This path reads the rows from its snapshot and
- * then writes the resource row only if that row is still the version the snapshot saw (its {@code
- * xmin}, the transaction that wrote it): PostgreSQL checks an {@code UPDATE}'s conditions again on
- * the newest version when the row changed after the snapshot (read committed), and the system
- * column {@code xmin} then differs. That check covers the holder and queue rows too, because every
- * transaction that adds a row the decision depends on also writes the resource row, under its row
- * lock, in the same transaction: a new holder takes the name's next fencing token ({@code fence}),
- * a new queue place the next arrival number ({@code queue_seq}), a pending hand-off sets {@code
- * woken_owner}, and a sole holder moved into a holder row empties the sole holder's columns (the
- * general path's {@link LockRecord#writes}); deletions only make a lock freer. So if the resource
- * row is the snapshot's version when this statement holds its row lock, no transaction added such a
- * row after the snapshot, and the snapshot's answer is the answer. If the row changed, nothing is
- * written and the general path decides.
+ * <p><b>Why the resource row alone may decide.</b> Two invariants of the general path, which locks
+ * the resource row before it reads or writes any other row of the lock ({@link LockRecord}): every
+ * transaction that adds a holder or queue row sets the row's {@code has_rows} in the same
+ * transaction, and {@code has_rows} is written false only by a transaction that loaded the lock's
+ * rows under that lock and left none ({@link LockRecord#writes}); and every such transaction first
+ * moves a sole holder into a holder row, emptying its columns. So the row says all: no pending
+ * hand-off ({@code woken_owner}), no sole holder and {@code has_rows} false mean the lock is free;
+ * a sole holder set means it has no holder and no queue row besides. An {@code UPDATE} whose
+ * conditions are on the row itself is checked again by PostgreSQL on the newest version of a row
+ * changed after its snapshot (read committed), so a transaction that committed meanwhile is never
+ * missed.
  *
  * <p>The acquire grants only what the general path's rules would grant without a choice: the lock
- * has no sole holder, no holder row at all (none alive, none past its lease), no queue row (not
- * even one past its deadline) and no pending hand-off. Then the new holder gets the name's next
- * fencing token ({@code GREATEST(fence + 1, now × 1000)}, {@link ResourceRow#nextToken}), one hold
- * in its mode and a deadline of the database's clock plus the lease, and the keeper's hold is taken
- * in the same statement ({@link HoldKeeper.InlineHold#take}: {@code pg_try_advisory_lock} in
- * advisory mode), evaluated last, inside a {@code CASE}, so that it runs only when the rows say the
- * lock is free; the row is written only if it answered true and the row had not changed. The
- * release empties the sole holder's columns only if they name the grant's holder and token and the
- * mode released, the holder is alive ({@link HoldKeeper.InlineHold#soleHolderAlive}), nobody is
- * queued (so that no wake-up is due) and the row had not changed; the keeper's hold is given back
- * for it. A lock whose holder is not sole (a second hold, a re-entry, a waiter) is the general
- * path's, which moves the sole holder into a holder row first.
+ * is free as above. Then the new holder gets the name's next fencing token ({@code GREATEST(fence +
+ * 1, now × 1000)} of the newest version, {@link ResourceRow#nextToken}), one hold in its mode and a
+ * deadline of the database's clock plus the lease. In table mode that is one plain {@code UPDATE}.
+ * In advisory mode the keeper's hold ({@link HoldKeeper.InlineHold#take}: {@code
+ * pg_try_advisory_lock}) must be taken once and only when the lock is free, so it is decided in a
+ * subquery of its own from the snapshot, evaluated last inside a {@code CASE}, and the row is
+ * written only if it is still the version that snapshot saw (its {@code xmin}); an acquire whose
+ * keeper took its hold but whose row had changed gives that hold back ({@link
+ * HoldKeeper.InlineHold#undoTake}) before the general path runs. The release empties the sole
+ * holder's columns only if they name the grant's holder and token and the mode released, and the
+ * holder is alive ({@link HoldKeeper.InlineHold#soleHolderAlive}); nobody can be queued then, so no
+ * wake-up is due. The keeper's hold is given back for it. A lock whose holder is not sole (a second
+ * hold, a re-entry, a waiter) is the general path's.
  *
  * <p>When either finds its case does not apply, it has written nothing, and the general path runs
- * in a new transaction: a contended operation pays one round trip more. An acquire whose keeper
- * took its hold but whose resource row had changed gives that hold back ({@link
- * HoldKeeper.InlineHold#undoTake}) before the general path runs. A failure is the operation's
- * answer (never followed by the general path); if the acquire's statement failed after the keeper
- * may have taken its hold, that hold is given back as well, as the general path gives back a hold
- * whose commit failed.
+ * in a new transaction: a contended operation pays one round trip more. A failure is the
+ * operation's answer (never followed by the general path); if the acquire's statement failed after
+ * the keeper may have taken its hold, that hold is given back as well, as the general path gives
+ * back a hold whose commit failed.
  */
 final class UncontendedPath {
   private final HoldKeeper.InlineHold hold;
+  private final boolean rowsOnly;
   private final Map<LockMode, String> acquire = new EnumMap<>(LockMode.class);
   private final Map<LockMode, String> release = new EnumMap<>(LockMode.class);
 
-  private UncontendedPath(Sql sql, HoldKeeper.InlineHold hold) {
+  /**
+   * @param rowsOnly whether a hold is the rows alone (table mode): the acquire is then one plain
+   *     {@code UPDATE} whose conditions are all on the resource row
+   */
+  private UncontendedPath(Sql sql, HoldKeeper.InlineHold hold, boolean rowsOnly) {
     this.hold = hold;
-    TableSchema schema = sql.schema;
-    String r = schema.resources();
-    String h = schema.holders();
-    String q = schema.queue();
+    this.rowsOnly = rowsOnly;
+    String r = sql.schema.resources();
+    String now = sql.dialect.nowMillis();
     for (LockMode mode : LockMode.values()) {
       String code = "'" + LockRecord.codeOf(mode) + "'";
+      String sole =
+          " sole_holder_key = ?, sole_holder_id = ?, sole_client_id = ?, sole_mode = " + code;
       acquire.put(
           mode,
-          // OFFSET 0 keeps the subquery apart: the clock is read once, and the CASE (with the
-          // keeper's take) is evaluated for the one row of this name only.
-          "WITH g AS (SELECT s.res_key, s.seen, GREATEST(s.fence + 1, s.now * 1000) AS token,"
-              + " s.now FROM (SELECT res_key, xmin AS seen, fence, woken_owner, sole_holder_key, "
-              + sql.dialect.nowMillis()
-              + " AS now FROM "
+          rowsOnly
+              // The clock is read once (OFFSET 0 keeps its subquery apart); the conditions are
+              // checked again on the newest version of a row changed meanwhile, and the token is
+              // taken from that version's counter.
+              ? "UPDATE "
+                  + r
+                  + " t SET fence = GREATEST(t.fence + 1, c.now * 1000),"
+                  + sole
+                  + ", sole_expires_at = c.now + ?, sole_token = GREATEST(t.fence + 1, c.now * 1000)"
+                  + " FROM (SELECT "
+                  + now
+                  + " AS now OFFSET 0) c WHERE t.res_key = ? AND "
+                  + free("t")
+                  + " RETURNING t.sole_token"
+              // The keeper's take must run once, and only when the row says free: it is decided
+              // in a subquery of its own (OFFSET 0), whose CASE takes it last, from the
+              // statement's snapshot; the row is written only if it is still the version that
+              // snapshot saw (its xmin), so that its counter is the one the token was taken from.
+              : "WITH g AS (SELECT s.res_key, s.seen, GREATEST(s.fence + 1, s.now * 1000) AS token,"
+                  + " s.now FROM (SELECT res_key, xmin AS seen, fence, woken_owner,"
+                  + " sole_holder_key, has_rows, "
+                  + now
+                  + " AS now FROM "
+                  + r
+                  + " WHERE res_key = ? OFFSET 0) s WHERE CASE WHEN "
+                  + free("s")
+                  + " THEN "
+                  + hold.take(mode)
+                  + " ELSE FALSE END), u AS (UPDATE "
+                  + r
+                  + " t SET fence = g.token,"
+                  + sole
+                  + ", sole_expires_at = g.now + ?, sole_token = g.token FROM g"
+                  + " WHERE t.res_key = g.res_key AND t.xmin = g.seen RETURNING g.token)"
+                  + " SELECT (SELECT token FROM u) FROM g");
+      String emptySole =
+          "UPDATE "
               + r
-              + " WHERE res_key = ? OFFSET 0) s WHERE CASE WHEN s.woken_owner IS NULL"
-              + " AND s.sole_holder_key IS NULL AND NOT EXISTS (SELECT 1 FROM "
-              + h
-              + " WHERE res_key = s.res_key) AND NOT EXISTS (SELECT 1 FROM "
-              + q
-              + " WHERE res_key = s.res_key) THEN "
-              + hold.take(mode)
-              + " ELSE FALSE END), u AS (UPDATE "
-              + r
-              + " t SET fence = g.token, sole_holder_key = ?, sole_holder_id = ?,"
-              + " sole_client_id = ?, sole_mode = "
-              + code
-              + ", sole_expires_at = g.now + ?, sole_token = g.token FROM g"
-              + " WHERE t.res_key = g.res_key AND t.xmin = g.seen RETURNING g.token)"
-              + " SELECT (SELECT token FROM u) FROM g");
-      release.put(
-          mode,
-          "WITH u AS (UPDATE "
-              + r
-              + " t SET "
+              + " SET "
               + SoleHolder.CLEARED
-              + " WHERE t.res_key = ? AND t.xmin = (SELECT xmin FROM "
-              + r
-              + " WHERE res_key = ?) AND t.sole_holder_key = ? AND (CAST(? AS BOOLEAN)"
-              + " OR t.sole_token = ?) AND t.sole_mode = "
+              + " WHERE res_key = ? AND sole_holder_key = ? AND (CAST(? AS BOOLEAN)"
+              + " OR sole_token = ?) AND sole_mode = "
               + code
               + " AND "
-              + hold.soleHolderAlive()
-              + " AND NOT EXISTS (SELECT 1 FROM "
-              + q
-              + " WHERE res_key = t.res_key) RETURNING 1) SELECT "
-              + hold.give(mode)
-              + " FROM u");
+              + hold.soleHolderAlive();
+      release.put(
+          mode,
+          rowsOnly
+              ? emptySole + " RETURNING TRUE"
+              : "WITH u AS (" + emptySole + " RETURNING 1) SELECT " + hold.give(mode) + " FROM u");
     }
+  }
+
+  /**
+   * The condition on a lock's resource row (under {@code alias}) that it is free for a sole holder:
+   * no pending hand-off, no sole holder, no holder or queue row.
+   */
+  private static String free(String alias) {
+    return alias
+        + ".woken_owner IS NULL AND "
+        + alias
+        + ".sole_holder_key IS NULL AND NOT "
+        + alias
+        + ".has_rows";
   }
 
   /**
@@ -128,7 +152,7 @@ final class UncontendedPath {
       return null;
     }
     HoldKeeper.InlineHold hold = keeper.inlineHold(sql.dialect);
-    return hold == null ? null : new UncontendedPath(sql, hold);
+    return hold == null ? null : new UncontendedPath(sql, hold, keeper == HoldKeeper.LEASES);
   }
 
   /**
@@ -145,12 +169,18 @@ final class UncontendedPath {
     String key = ResourceKeys.resource(ResourceType.LOCK, request.name());
     hold.prepare(connection, key, request.name());
     try (PreparedStatement text = connection.prepareStatement(acquire.get(request.mode()))) {
-      text.setString(1, key);
-      int index = hold.bindHold(text, 2, key);
+      int index = 1;
+      if (!rowsOnly) {
+        text.setString(index++, key);
+        index = hold.bindHold(text, index, key);
+      }
       text.setString(index++, ResourceKeys.holder(request.owner()));
       text.setString(index++, request.owner());
       text.setString(index++, clientId);
-      text.setLong(index, request.leaseMillis());
+      text.setLong(index++, request.leaseMillis());
+      if (rowsOnly) {
+        text.setString(index, key);
+      }
       long token;
       try {
         token = runAlone(connection, () -> tokenOf(text));
@@ -189,11 +219,10 @@ final class UncontendedPath {
     hold.prepare(connection, key, grant.name());
     try (PreparedStatement text = connection.prepareStatement(release.get(mode))) {
       text.setString(1, key);
-      text.setString(2, key);
-      text.setString(3, ResourceKeys.holder(grant.holderId()));
-      text.setBoolean(4, grant.fencingToken() == GrantRef.ANY_TOKEN);
-      text.setLong(5, grant.fencingToken());
-      int index = hold.bindAlive(text, 6);
+      text.setString(2, ResourceKeys.holder(grant.holderId()));
+      text.setBoolean(3, grant.fencingToken() == GrantRef.ANY_TOKEN);
+      text.setLong(4, grant.fencingToken());
+      int index = hold.bindAlive(text, 5);
       hold.bindHold(text, index, key);
       return runAlone(
           connection,

@@ -172,6 +172,8 @@ final class Writes {
       statement.setInt(index, number);
     } else if (value instanceof Long number) {
       statement.setLong(index, number);
+    } else if (value instanceof Boolean flag) {
+      statement.setBoolean(index, flag);
     } else {
       throw new IllegalArgumentException("no binding for " + value.getClass());
     }

@@ -31,11 +31,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@link UncontendedPath} decides from its statement's snapshot and writes only if the resource row
- * is still the version that snapshot saw, on a real PostgreSQL server. Each test makes another
- * transaction write rows of the lock, as the general path does (the resource row and a holder or
- * queue row), and commit only once the uncontended statement waits for the resource row's lock: the
- * statement's snapshot does not show those rows, and only the changed resource row tells it.
+ * {@link UncontendedPath} decides by the lock's resource row alone, on a real PostgreSQL server:
+ * its statements are single-row {@code UPDATE}s whose conditions PostgreSQL checks again on the
+ * newest version of a row changed meanwhile. Each race test makes another transaction write rows of
+ * the lock as the general path does (a holder or queue row, and in the same transaction the
+ * resource row: {@code has_rows}, a counter, the sole holder moved into a holder row), and commit
+ * only once the uncontended statement waits for the resource row's lock: the statement's snapshot
+ * does not show those rows, and only the resource row's newest version tells it. The others check
+ * the sole holder's life: moved by the next owner, kept by a fence raise, renewed while it is
+ * moved.
  */
 class UncontendedPathTest {
   @RegisterExtension static final SqlServers SERVERS = new SqlServers();
@@ -95,6 +99,8 @@ class UncontendedPathTest {
     String name = "missed-waiter";
     long token = secondGrant(name, "mine");
     String key = ResourceKeys.resource(ResourceType.LOCK, name);
+    // The waiter's transaction moves the sole holder first, as every general-path operation does.
+    moveSoleHolder(key);
     addRow(
         key,
         "queue_seq",
@@ -159,17 +165,7 @@ class UncontendedPathTest {
     String key = ResourceKeys.resource(ResourceType.LOCK, name);
     long before =
         count("SELECT sole_expires_at FROM " + prefix + "resources WHERE res_key = ?", key);
-    // In other's open transaction, as the general path moves a sole holder into a holder row.
-    update(
-        "INSERT INTO "
-            + prefix
-            + "holders (res_key, holder_key, holder_id, client_id, shared_holds, exclusive_holds,"
-            + " expires_at, token) SELECT res_key, sole_holder_key, sole_holder_id, sole_client_id,"
-            + " 0, 1, sole_expires_at, sole_token FROM "
-            + prefix
-            + "resources WHERE res_key = ?",
-        key);
-    update("UPDATE " + prefix + "resources SET " + SoleHolder.CLEARED + " WHERE res_key = ?", key);
+    moveSoleHolder(key);
 
     CompletionStage<RenewResult> renewal =
         backend.renew(
@@ -226,8 +222,32 @@ class UncontendedPathTest {
   }
 
   /**
+   * In {@code other}'s open transaction, as the general path moves an exclusive sole holder into a
+   * holder row.
+   */
+  private void moveSoleHolder(String key) throws SQLException {
+    update(
+        "INSERT INTO "
+            + prefix
+            + "holders (res_key, holder_key, holder_id, client_id, shared_holds, exclusive_holds,"
+            + " expires_at, token) SELECT res_key, sole_holder_key, sole_holder_id, sole_client_id,"
+            + " 0, 1, sole_expires_at, sole_token FROM "
+            + prefix
+            + "resources WHERE res_key = ?",
+        key);
+    update(
+        "UPDATE "
+            + prefix
+            + "resources SET "
+            + SoleHolder.CLEARED
+            + ", has_rows = TRUE WHERE res_key = ?",
+        key);
+  }
+
+  /**
    * In {@code other}'s open transaction, as the general path adds a holder or queue row: the
-   * resource row's counter {@code counter} goes up, and the row is inserted.
+   * resource row's counter {@code counter} goes up and {@code has_rows} is set, and the row is
+   * inserted.
    *
    * @param insert the insert after {@code INSERT INTO <prefix>}, with the resource's key and the
    *     owner's key as its parameters
@@ -240,7 +260,7 @@ class UncontendedPathTest {
             + counter
             + " = "
             + counter
-            + " + 1 WHERE res_key = ?",
+            + " + 1, has_rows = TRUE WHERE res_key = ?",
         key);
     update("INSERT INTO " + prefix + insert, key, ResourceKeys.holder(owner));
   }
@@ -256,7 +276,7 @@ class UncontendedPathTest {
 
   /** Until a statement of the uncontended path waits for the row lock {@code other} holds. */
   private void awaitWaitingForTheResourceRow() {
-    awaitWaitingForTheResourceRow("WITH %" + prefix + "resources%");
+    awaitWaitingForTheResourceRow("UPDATE " + prefix + "resources %");
   }
 
   /** Until a statement that matches {@code pattern} (SQL LIKE) waits for a row lock. */

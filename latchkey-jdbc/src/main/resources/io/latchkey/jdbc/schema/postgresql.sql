@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS latchkey_resources (
   wake_seq    BIGINT        NOT NULL DEFAULT 0,
   wake_slots  INTEGER       NOT NULL DEFAULT 0,
   wake_owner  VARCHAR(1024),
+  has_rows    BOOLEAN       NOT NULL DEFAULT TRUE,
   sole_holder_key CHAR(64),
   sole_holder_id  VARCHAR(1024),
   sole_client_id  VARCHAR(255),
@@ -27,11 +28,14 @@ CREATE TABLE IF NOT EXISTS latchkey_resources (
   sole_token      BIGINT
 );
 
--- A lock's sole holder (PostgreSQL only): a first hold taken while the lock had no holder and no
--- waiter is kept in these columns of the lock's resource row instead of a holder row, so that taking
--- it and giving it back each update one row. Any other operation on the lock moves it into
--- latchkey_holders first. The columns are NULL otherwise. Tables made by an earlier latchkey gain
--- them here.
+-- PostgreSQL only, for the lock's one-statement first hold and last release. has_rows is FALSE only
+-- when the last operation that loaded the lock's rows left none (every operation that adds one sets
+-- it TRUE; rows made before the column existed start TRUE). A lock's sole holder: a first hold
+-- taken while the lock had no holder and no waiter is kept in the sole_ columns of the lock's
+-- resource row instead of a holder row, so that taking it and giving it back each update one row.
+-- Any other operation on the lock moves it into latchkey_holders first. The sole_ columns are NULL
+-- otherwise. Tables made by an earlier latchkey gain the columns here.
+ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS has_rows BOOLEAN NOT NULL DEFAULT TRUE;
 ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_holder_key CHAR(64);
 ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_holder_id VARCHAR(1024);
 ALTER TABLE latchkey_resources ADD COLUMN IF NOT EXISTS sole_client_id VARCHAR(255);
