@@ -9,15 +9,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * A lock's sole holder, kept in the lock's resource row instead of a holder row (PostgreSQL only;
  * docs/adr/0005-session-and-connection-bound-backends.md, amendment "the sole holder and
- * has_rows"). {@link
- * UncontendedPath} writes it when it grants a first hold on a lock that has no holder row, no queue
- * row and no sole holder, so that the grant is one single-row {@code UPDATE}; its release empties
- * the columns the same way. Every other operation on the lock locks the resource row first, and
- * {@link LockRecord} then moves the sole holder into a holder row in the same transaction, so the
- * general path's rules never see the columns. The invariant the uncontended statements rely on:
- * while a sole holder is set, the lock has no holder row and no queue row. Renewal ({@link
- * TableRenewal}) extends it in place; the operator's listings ({@link Sql#listHolders}) read it
- * beside the holder rows.
+ * has_rows"). {@link UncontendedPath} writes it when it grants a first hold on a lock that has no
+ * holder row, no queue row and no sole holder, so that the grant is one single-row {@code UPDATE};
+ * its release empties the columns the same way. Every other operation on the lock locks the
+ * resource row first, and {@link LockRecord} then moves the sole holder into a holder row in the
+ * same transaction, so the general path's rules never see the columns. The invariant the
+ * uncontended statements rely on: while a sole holder is set, the lock has no holder row and no
+ * queue row. Renewal ({@link TableRenewal}) extends it in place; the operator's listings ({@link
+ * Sql#listHolders}) read it beside the holder rows.
  *
  * @param holderId the owner
  * @param clientId the client that took the hold
