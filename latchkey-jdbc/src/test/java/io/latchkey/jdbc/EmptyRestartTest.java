@@ -112,31 +112,7 @@ class EmptyRestartTest {
 
       // A client that does not create tables opens: they are there again.
       Latchkey other = closer.add(connect(server().jdbcUrl()));
-      Lease nextWatched = other.lock(watched).acquire(Duration.ZERO);
-      Lease nextExplicit = other.lock(explicit).acquire(Duration.ZERO);
-      assertThat(nextWatched.fencingToken())
-          .as("a token after the wipe is larger than every token before it")
-          .isGreaterThan(highestBefore);
-      assertThat(nextExplicit.fencingToken()).isGreaterThan(highestBefore);
-
-      Throwable oldRelease = catchThrowable(explicitLease::release);
-      assertThat(other.admin().inspect(explicit))
-          .as("the old holder's release left the new grant alone")
-          .hasValueSatisfying(
-              lock ->
-                  assertThat(lock.holders())
-                      .singleElement()
-                      .satisfies(
-                          info ->
-                              assertThat(info.fencingToken())
-                                  .isEqualTo(nextExplicit.fencingToken())));
-      assertThat(oldRelease)
-          .as("the explicit lease learns of its loss when it is released")
-          .isInstanceOf(LeaseLostException.class);
-      nextExplicit.release();
-      nextWatched.release();
-      // The first client goes on.
-      holder.lock(watched).acquire(Duration.ofSeconds(5)).release();
+      assertAfterTheWipe(holder, other, watched, explicit, explicitLease, highestBefore);
     }
   }
 
@@ -167,25 +143,48 @@ class EmptyRestartTest {
 
       // What the message says to do: here, a client opened with createSchema=true.
       Latchkey other = closer.add(connect(createSchema(server().jdbcUrl())));
-      Lease nextWatched = other.lock(watched).acquire(Duration.ZERO);
-      Lease nextExplicit = other.lock(explicit).acquire(Duration.ZERO);
-      assertThat(nextWatched.fencingToken()).isGreaterThan(highestBefore);
-      assertThat(nextExplicit.fencingToken()).isGreaterThan(highestBefore);
-      Throwable oldRelease = catchThrowable(explicitLease::release);
-      assertThat(other.admin().inspect(explicit))
-          .hasValueSatisfying(
-              lock ->
-                  assertThat(lock.holders())
-                      .singleElement()
-                      .satisfies(
-                          info ->
-                              assertThat(info.fencingToken())
-                                  .isEqualTo(nextExplicit.fencingToken())));
-      assertThat(oldRelease).isInstanceOf(LeaseLostException.class);
-      nextExplicit.release();
-      nextWatched.release();
-      holder.lock(watched).acquire(Duration.ofSeconds(5)).release();
+      assertAfterTheWipe(holder, other, watched, explicit, explicitLease, highestBefore);
     }
+  }
+
+  /**
+   * After the wipe, once the tables are there again: {@code other} gets both names with tokens
+   * larger than every token before the wipe; the old explicit lease's release leaves the new grant
+   * alone and says that it was lost; and the first client goes on.
+   */
+  private static void assertAfterTheWipe(
+      Latchkey holder,
+      Latchkey other,
+      String watched,
+      String explicit,
+      Lease explicitLease,
+      long highestBefore)
+      throws Exception {
+    Lease nextWatched = other.lock(watched).acquire(Duration.ZERO);
+    Lease nextExplicit = other.lock(explicit).acquire(Duration.ZERO);
+    assertThat(nextWatched.fencingToken())
+        .as("a token after the wipe is larger than every token before it")
+        .isGreaterThan(highestBefore);
+    assertThat(nextExplicit.fencingToken()).isGreaterThan(highestBefore);
+
+    Throwable oldRelease = catchThrowable(explicitLease::release);
+    assertThat(other.admin().inspect(explicit))
+        .as("the old holder's release left the new grant alone")
+        .hasValueSatisfying(
+            lock ->
+                assertThat(lock.holders())
+                    .singleElement()
+                    .satisfies(
+                        info ->
+                            assertThat(info.fencingToken())
+                                .isEqualTo(nextExplicit.fencingToken())));
+    assertThat(oldRelease)
+        .as("the explicit lease learns of its loss when it is released")
+        .isInstanceOf(LeaseLostException.class);
+    nextExplicit.release();
+    nextWatched.release();
+    // The first client goes on.
+    holder.lock(watched).acquire(Duration.ofSeconds(5)).release();
   }
 
   /**

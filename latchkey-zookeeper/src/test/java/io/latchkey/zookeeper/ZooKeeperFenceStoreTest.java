@@ -167,9 +167,7 @@ class ZooKeeperFenceStoreTest {
     CompletableFuture<AcquireResult> claiming = waiter.tryAcquire(b).toCompletableFuture();
     paused.awaitPaused();
     assertThat(holders(observer, name)).as("B's node waits at the front: no holder").isEmpty();
-    long raised = a.fencingToken() + AHEAD;
-    assertThat(raise(fences, name, raised)).isEqualTo(raised);
-    paused.resume();
+    long raised = raiseThenResume(fences, name, a, paused);
 
     AcquireResult granted = get(claiming);
     assertThat(granted.isGranted()).isTrue();
@@ -205,9 +203,7 @@ class ZooKeeperFenceStoreTest {
         .as("B's node at the front, not waiting: the holder, as a raise sees it")
         .singleElement()
         .satisfies(held -> assertThat(held.owner()).isEqualTo("waiter:b"));
-    long raised = a.fencingToken() + AHEAD;
-    assertThat(raise(fences, name, raised)).isEqualTo(raised);
-    paused.resume();
+    long raised = raiseThenResume(fences, name, a, paused);
     AcquireResult first = get(placing);
 
     assertSecondRaiseBoundsTheGrant(fences, observer, waiter, b, first, raised);
@@ -242,9 +238,7 @@ class ZooKeeperFenceStoreTest {
         .as("B's node at the front, not waiting: the holder, as a raise sees it")
         .singleElement()
         .satisfies(held -> assertThat(held.owner()).isEqualTo("waiter:b"));
-    long raised = a.fencingToken() + AHEAD;
-    assertThat(raise(fences, name, raised)).isEqualTo(raised);
-    paused.resume();
+    long raised = raiseThenResume(fences, name, a, paused);
     HandOverResult handedOver = get(handing);
     assertThat(handedOver.released()).isEqualTo(ReleaseResult.released(0));
     AcquireResult first = handedOver.next();
@@ -525,6 +519,20 @@ class ZooKeeperFenceStoreTest {
 
   private static BackendContext context(String clientId) {
     return new BackendContext(clientId, Duration.ofSeconds(10), Duration.ofSeconds(30));
+  }
+
+  /**
+   * Raises the lock's fence far above {@code first}'s token while a write is held back, then lets
+   * the write go.
+   *
+   * @return the raised value
+   */
+  private static long raiseThenResume(
+      FenceStore fences, String name, AcquireResult first, PausedWrites paused) throws Exception {
+    long raised = first.fencingToken() + AHEAD;
+    assertThat(raise(fences, name, raised)).isEqualTo(raised);
+    paused.resume();
+    return raised;
   }
 
   private static long raise(FenceStore fences, String name, long atLeast) throws Exception {
