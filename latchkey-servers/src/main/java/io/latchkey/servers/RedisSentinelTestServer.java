@@ -203,20 +203,7 @@ public final class RedisSentinelTestServer implements AutoCloseable {
             throw e;
           }
         });
-    Polling.await(
-        remaining(deadline),
-        newMaster + " to become master of " + masterName,
-        () -> {
-          for (RedisTestServer sentinel : sentinels) {
-            if (sentinel.isRunning()) {
-              OptionalLong port = masterPortKnownBy(sentinel);
-              if (port.isEmpty() || port.getAsLong() != newMaster.port()) {
-                return false;
-              }
-            }
-          }
-          return "master".equals(newMaster.info("replication").get("role"));
-        });
+    awaitMaster(newMaster, remaining(deadline));
     if (oldMaster.isRunning()) {
       Polling.await(
           remaining(deadline),
@@ -233,6 +220,41 @@ public final class RedisSentinelTestServer implements AutoCloseable {
           });
     }
     return newMaster;
+  }
+
+  /**
+   * Waits until a failover to {@code node} has finished: every running sentinel names it as the
+   * master and has no failover in progress, and it reports {@code role:master}. A sentinel names
+   * the replica it promotes while its failover is still under way, and a failover can still be
+   * aborted before the promoted replica reports its new role; so one sentinel naming it proves
+   * nothing yet.
+   *
+   * @param node the data node expected to be master
+   * @param timeout how long to wait at most
+   * @throws IllegalStateException if the failover does not finish within {@code timeout}
+   */
+  public void awaitMaster(RedisTestServer node, Duration timeout) {
+    Polling.await(
+        timeout,
+        node + " to become master of " + masterName,
+        () -> {
+          for (RedisTestServer sentinel : sentinels) {
+            if (sentinel.isRunning()) {
+              OptionalLong port = masterPortKnownBy(sentinel);
+              if (port.isEmpty() || port.getAsLong() != node.port()) {
+                return false;
+              }
+              Map<String, String> state =
+                  Replies.fields(
+                      sentinel.command("SENTINEL", "MASTER", masterName), "SENTINEL MASTER");
+              String flags = state.getOrDefault("flags", "");
+              if (flags.contains("failover_in_progress")) {
+                return false;
+              }
+            }
+          }
+          return "master".equals(node.info("replication").get("role"));
+        });
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.latchkey.servers;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
@@ -62,10 +61,8 @@ class RedisSentinelTestServerTest {
 
     crashed.kill();
 
-    await()
-        .atMost(Duration.ofSeconds(15))
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> sentinel.master() == survivor);
+    sentinel.awaitMaster(survivor, Duration.ofSeconds(15));
+    assertThat(sentinel.master()).isSameAs(survivor);
     assertThat(survivor.info("replication")).containsEntry("role", "master");
 
     crashed.restart();
