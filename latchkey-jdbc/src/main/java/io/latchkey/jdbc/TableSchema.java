@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.BackendUnavailableException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -180,11 +181,15 @@ final class TableSchema {
   }
 
   /**
+   * A database without latchkey's tables cannot serve, as one that is down cannot: the same
+   * exception, so that callers handle both alike (retry once the tables are there), and never the
+   * {@link IllegalStateException} that the API keeps for misuse (a lease released twice).
+   *
    * @param cause the database's complaint about a missing table or column
    * @return an error that says what to run
    */
-  IllegalStateException missing(SQLException cause) {
-    return new IllegalStateException(
+  BackendUnavailableException missing(SQLException cause) {
+    return new BackendUnavailableException(
         "the latchkey tables ("
             + String.join(", ", tables())
             + ") are missing or were made by an earlier latchkey: run the SQL file "

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
@@ -134,7 +135,7 @@ class EmptyRestartTest {
       assertThat(
               failsWithinBound(
                   FaultClients.OPERATION_TIMEOUT,
-                  IllegalStateException.class,
+                  BackendUnavailableException.class,
                   () -> holder.lock(uniqueName("empty-other")).acquire(Duration.ZERO)))
           .hasMessageContaining("io/latchkey/jdbc/schema/postgresql.sql");
       // Its renewals fail like that too, until its lease runs out: lost, and said so.

@@ -259,7 +259,7 @@ class JdbcErrorsTest {
               + " DROP COLUMN sole_token");
 
       assertThatThrownBy(() -> connect(url).close())
-          .isInstanceOf(IllegalStateException.class)
+          .isInstanceOf(BackendUnavailableException.class)
           .hasMessageContaining("io/latchkey/jdbc/schema/postgresql.sql")
           .hasMessageContaining("earlier latchkey")
           .hasMessageContaining("sole_holder_key");
@@ -282,7 +282,7 @@ class JdbcErrorsTest {
       SqlTestServer server, String file, String dropOptions) throws Exception {
     String resource = "io/latchkey/jdbc/schema/" + file;
     assertThatThrownBy(() -> connect(server.jdbcUrl() + "&latchkey.tablePrefix=absent_").close())
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(BackendUnavailableException.class)
         .hasMessageContaining(resource)
         .hasMessageContaining("'absent_'")
         .hasMessageContaining("createSchema=true");
@@ -294,7 +294,7 @@ class JdbcErrorsTest {
       client.lock("before").acquire(Duration.ZERO).release();
       execute(admin, "DROP TABLE dropped_holders" + dropOptions);
       assertThatThrownBy(() -> client.lock("after").acquire(Duration.ZERO))
-          .isInstanceOf(IllegalStateException.class)
+          .isInstanceOf(BackendUnavailableException.class)
           .hasMessageContaining(resource)
           .hasMessageContaining("dropped_holders");
       creating.lock("after").acquire(Duration.ZERO).release();
