@@ -141,6 +141,11 @@ final class MemberRound<T> {
         }
       }
     }
+    if (answer != null && failure == null) {
+      // Also after the round's bound counted the member as unanswered. A failure is no answer: a
+      // frozen member's calls fail when the client library gives up on them, after the bound.
+      members.get(slot).answered();
+    }
     if (complete) {
       completion.complete(this);
     } else if (arrivedLate && answer != null && failure == null) {
@@ -169,6 +174,7 @@ final class MemberRound<T> {
       }
       for (int i = 0; i < members.size(); i++) {
         if (answers.get(i) == null && failures.get(i) == null) {
+          members.get(i).leftUnanswered();
           failures.set(
               i,
               new BackendTimeoutException(

@@ -30,9 +30,11 @@ import org.jspecify.annotations.Nullable;
  *       the member's epoch record. A member's grant <em>counts</em> if its epoch record exists and
  *       is not quarantined (a member that restarted without its data is empty or quarantined).
  *   <li>As soon as a majority counts, or can no longer, decide; except that while every member that
- *       answered counts, the attempt waits a little for the rest (as long as the majority took):
- *       with every member counting, no write-back round is needed (next step). Not granted: every
- *       member grant is undone, and the answer is "busy" with a random delay after a split vote.
+ *       answered counts, an exclusive attempt waits a little for the rest (as long as the majority
+ *       took): with every member counting, no write-back round is needed (next step). A shared
+ *       attempt that a majority counts waits for every member that is answering (below). Not
+ *       granted: every member grant is undone, and the answer is "busy" with a random delay after a
+ *       split vote.
  *   <li>Granted, as a re-entry (a majority re-entered the grant this client holds): the grant's
  *       token. A new grant: the token is a member value {@code epoch × 2^53 + member token} of the
  *       members that count, the one of rank {@code counted + majority − members} from the largest
@@ -76,6 +78,20 @@ import org.jspecify.annotations.Nullable;
  * members lets a writer be granted on the others and lose a split vote, after which the writer
  * leaves the members' queues and no longer holds back new readers (ADR 0006; the kit's writer
  * preference checks failed so on mixed members when every non-counting grant was undone).
+ *
+ * <p>Why a shared attempt waits for every member that answers. A member grant below the token that
+ * answers after the decision is undone, but until its undo arrives its record is there, and another
+ * client's view ranks it with the others: on a token of rank 1 among three counting members of
+ * five, one such record moves the view onto the next lower value. Members are independent, so a
+ * member that applied the attempt before the one whose value became the token may answer after it
+ * (Redis members' values follow their clocks: the kit's {@code sharedHoldersHoldTogether} on mixed
+ * members saw a token 48 µs below the grant's). Deciding once every member answered leaves no
+ * member grant to come late, so the view is the token from the moment the grant is handed out.
+ * Exclusive grants need no wait: their view reads the lock's counters, which late member grants do
+ * not shift ({@link QuorumInspection}). A member that left an attempt unanswered at the member
+ * timeout (frozen, cut off) is not waited for again until it answers a call ({@link
+ * QuorumMember#answering}): a frozen member would otherwise cost every shared grant the member
+ * timeout. Its grants, once it answers again, are late ones as before.
  */
 final class QuorumAcquisition {
   /**
@@ -178,10 +194,12 @@ final class QuorumAcquisition {
 
   /**
    * Whether the answers so far decide the attempt (called under the round's lock): refused as soon
-   * as a majority can no longer count; granted as soon as a majority counts, unless every member
-   * answered so far counts, some are still out and the token these answers give would need a
-   * write-back ({@link #tokenRank}): then the round waits for the rest a little longer, as long as
-   * the majority took (a second round trip would cost about as much).
+   * as a majority can no longer count. A shared attempt is granted once a majority counts and no
+   * member that is {@linkplain QuorumMember#answering answering} is still out (class comment). An
+   * exclusive one as soon as a majority counts, unless every member answered so far counts, some
+   * are still out and the token these answers give would need a write-back ({@link #tokenRank}):
+   * then the round waits for the rest a little longer, as long as the majority took (a second round
+   * trip would cost about as much).
    */
   private boolean decided(MemberRound<Vote> round) {
     int counted = 0;
@@ -202,6 +220,9 @@ final class QuorumAcquisition {
     if (counted < quorum.majority()) {
       return false;
     }
+    if (request.mode() == LockMode.SHARED) {
+      return !waitsForAnAnsweringMember(round);
+    }
     if (pending == 0 || counted < answered || failedCount(round) > 0 || !needsWriteBack(round)) {
       return true;
     }
@@ -209,6 +230,15 @@ final class QuorumAcquisition {
       if (grace == null) {
         long waited = System.nanoTime() - startedNanos;
         grace = quorum.scheduler().schedule(round::completeNow, waited, TimeUnit.NANOSECONDS);
+      }
+    }
+    return false;
+  }
+
+  private static boolean waitsForAnAnsweringMember(MemberRound<Vote> round) {
+    for (int i = 0; i < round.size(); i++) {
+      if (round.pending(i) && round.member(i).answering()) {
+        return true;
       }
     }
     return false;

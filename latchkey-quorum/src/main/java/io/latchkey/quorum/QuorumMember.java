@@ -23,6 +23,7 @@ final class QuorumMember {
   private final @Nullable RuntimeException openFailure;
   private volatile long epoch = UNKNOWN;
   private volatile long quarantineEndsNanos;
+  private volatile boolean answering = true;
 
   private QuorumMember(
       int index,
@@ -103,6 +104,25 @@ final class QuorumMember {
    */
   boolean quarantined() {
     return epoch == 0 || System.nanoTime() - quarantineEndsNanos < 0;
+  }
+
+  /** Records that the member answered a call, in time or late. */
+  void answered() {
+    answering = true;
+  }
+
+  /** Records that the member left a call unanswered at its round's bound. */
+  void leftUnanswered() {
+    answering = false;
+  }
+
+  /**
+   * @return false if the member left a call unanswered at its round's bound and has answered none
+   *     since (a member that is frozen, cut off or far slower than the others): a shared attempt
+   *     does not wait for it ({@link QuorumAcquisition})
+   */
+  boolean answering() {
+    return answering;
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.latchkey.quorum;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.BackendTimeoutException;
 import io.latchkey.spi.CallerWaits;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -80,6 +81,33 @@ class MemberRoundTest {
       CallerWaits.end();
     }
     assertThat(mayRunHere).containsExactly(false, false);
+  }
+
+  /**
+   * A member that leaves a round unanswered at the round's bound is marked as not answering (a
+   * shared quorum attempt does not wait for it), until an answer of it arrives, a late one too.
+   */
+  @Test
+  void aMemberThatLeftARoundUnansweredIsMarkedUntilItAnswers() {
+    List<QuorumMember> members = twoMembers();
+    CompletableFuture<String> silent = new CompletableFuture<>();
+
+    MemberRound<String> round =
+        MemberRound.start(
+                members,
+                member ->
+                    member.index() == 0 ? CompletableFuture.completedFuture("answered") : silent,
+                1,
+                scheduler,
+                MemberRound::all,
+                MemberRound::ignore)
+            .join();
+    assertThat(round.failure(1)).isInstanceOf(BackendTimeoutException.class);
+    assertThat(members.get(0).answering()).isTrue();
+    assertThat(members.get(1).answering()).isFalse();
+
+    silent.complete("late");
+    assertThat(members.get(1).answering()).isTrue();
   }
 
   /** Two members whose own calls are never made: each test answers for them. */
