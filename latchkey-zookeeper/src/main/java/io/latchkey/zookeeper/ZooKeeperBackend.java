@@ -224,12 +224,14 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     ZooKeeperCounters counters = new ZooKeeperCounters(calls);
     this.gate = gate;
     StrandedNodes stranded = new StrandedNodes(calls, gate);
+    TokenBase tokenBase = new TokenBase(calls, () -> handleSession().orElse(0));
     this.locks =
         new ZooKeeperLockStore(
             calls,
             self,
             this::sessionTimeoutMillis,
             () -> handleSession().orElse(0),
+            tokenBase,
             context.scheduler(),
             gate,
             stranded,
@@ -244,9 +246,10 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
             gate,
             ttlNodes,
             description,
-            self);
+            self,
+            tokenBase);
     this.latches = new ZooKeeperLatchStore(counters, gate);
-    this.admin = new ZooKeeperAdminStore(calls, counters, layout);
+    this.admin = new ZooKeeperAdminStore(calls, counters, layout, tokenBase);
     // A Curator layout's lock directories are shared with Curator, which must not meet a fence.
     this.fences =
         layout == LockLayout.LATCHKEY
