@@ -5,7 +5,6 @@ import java.util.function.LongSupplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
-import org.apache.zookeeper.server.EphemeralType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,8 +34,12 @@ import org.jspecify.annotations.Nullable;
  * wiped server makes its clients open new sessions. The base is therefore kept per session: read
  * again for each new one, and only taken as a session's if the client's handle had that session
  * both when the read was sent and when it was answered (a handle keeps its session for life, and
- * Curator replaces the handle for a new one). A grant takes the base of the session that made its
- * node; an answer that cannot be tied to a session takes the current one's.
+ * Curator replaces the handle for a new one). An answer takes the base of the client's session when
+ * it is handled, which is the session it came through: handles only move on, and a wiped server
+ * refuses the old handle, which Curator replaces only a session timeout later, when its answers
+ * have long been handled (on its own event thread, where answers are handled). Not the session of
+ * the node an answer is about: a node that another process of an owner token made lives in that
+ * process's session, on the same data.
  */
 final class TokenBase {
   /** How far the record's creation time is shifted: 2048 tokens per millisecond. */
@@ -64,50 +67,29 @@ final class TokenBase {
   }
 
   /**
-   * @return the base of the data the client's session lives on now; fails with a connection loss
-   *     while the client has no session
+   * @return the base of the data the client's session lives on now: the base of an answer handled
+   *     now. Fails with CONNECTIONLOSS while the client has no session, or SESSIONEXPIRED if its
+   *     handle has another session by the time the base is read: failures of the connection, as the
+   *     callers treat them
    */
   CompletableFuture<Long> current() {
-    return of(session.getAsLong());
-  }
-
-  /**
-   * @param node a node's stat
-   * @return the base of the session that made the node, if it is an ephemeral node of a session;
-   *     else the current one
-   */
-  CompletableFuture<Long> of(Stat node) {
-    long owner = node.getEphemeralOwner();
-    return owner != 0 && EphemeralType.get(owner) == EphemeralType.NORMAL ? of(owner) : current();
-  }
-
-  /**
-   * @param wanted a session
-   * @return the base of the data that session lives on; fails with SESSIONEXPIRED if the client's
-   *     handle has another session now (the grants of that one are gone), or CONNECTIONLOSS while
-   *     it has none: failures of the connection, as the callers treat them
-   */
-  CompletableFuture<Long> of(long wanted) {
+    long now = session.getAsLong();
     Known cached = known;
-    if (cached != null && cached.session() == wanted) {
+    if (cached != null && cached.session() == now) {
       return CompletableFuture.completedFuture(cached.base());
     }
-    if (wanted == 0) {
+    if (now == 0) {
       return CompletableFuture.failedFuture(
           KeeperException.create(KeeperException.Code.CONNECTIONLOSS));
-    }
-    if (session.getAsLong() != wanted) {
-      return CompletableFuture.failedFuture(
-          KeeperException.create(KeeperException.Code.SESSIONEXPIRED));
     }
     return read(0)
         .thenCompose(
             base -> {
-              if (session.getAsLong() != wanted) {
+              if (session.getAsLong() != now) {
                 return CompletableFuture.failedFuture(
                     KeeperException.create(KeeperException.Code.SESSIONEXPIRED));
               }
-              known = new Known(wanted, base);
+              known = new Known(now, base);
               return CompletableFuture.completedFuture(base);
             });
   }

@@ -332,7 +332,7 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
                 stat == null
                     ? attempt(name, permitId, ttlMillis, round + 1)
                     : tokenBase
-                        .of(stat)
+                        .current()
                         .thenApply(
                             base ->
                                 ttlMillis == SESSION_BOUND

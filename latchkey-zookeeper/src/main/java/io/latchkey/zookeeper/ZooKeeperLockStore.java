@@ -572,7 +572,7 @@ final class ZooKeeperLockStore implements LockStore {
                               }
                               grants.put(
                                   key, new Held(path, token, version + 1, more, read.session()));
-                              return granted(token, read.session(), more.holds(exclusive));
+                              return granted(token, more.holds(exclusive));
                             });
                   });
         });
@@ -637,7 +637,7 @@ final class ZooKeeperLockStore implements LockStore {
               }
               long token = claimed.token(czxid);
               grants.put(key, new Held(path, token, version + 1, claimed, session));
-              return granted(token, session, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
+              return granted(token, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
             });
   }
 
@@ -842,7 +842,7 @@ final class ZooKeeperLockStore implements LockStore {
                           }
                           Held grant = held(path, node, data);
                           grants.put(key, grant);
-                          return granted(grant.token(), grant.session(), 1);
+                          return granted(grant.token(), 1);
                         }
                         if (request.queueKeepAliveMillis() == 0
                             || (place != null && queued.get(key) != place)) {
@@ -1447,7 +1447,7 @@ final class ZooKeeperLockStore implements LockStore {
     if (position.holding()) {
       leave(place.key, place);
       grants.put(place.key, node);
-      return granted(node.token(), node.session(), 1).thenApply(answer -> answer);
+      return granted(node.token(), 1).thenApply(answer -> answer);
     }
     place.know(node);
     place.endClaim();
@@ -1637,14 +1637,13 @@ final class ZooKeeperLockStore implements LockStore {
 
   /**
    * A grant, valid for the session timeout: the node may be gone that long after a blip. Its token
-   * is the node's plus the base of the data the node's session lives on ({@link TokenBase}).
+   * is the node's plus the base of the data ({@link TokenBase}).
    *
    * @param token the node's token: its creation zxid plus its offset
-   * @param session the session the node lives in
    */
-  private CompletableFuture<AcquireResult> granted(long token, long session, int holds) {
+  private CompletableFuture<AcquireResult> granted(long token, int holds) {
     return tokenBase
-        .of(session)
+        .current()
         .thenApply(
             base ->
                 AcquireResult.grantedFor(base + token, holds, sessionTimeoutMillis.getAsLong()));

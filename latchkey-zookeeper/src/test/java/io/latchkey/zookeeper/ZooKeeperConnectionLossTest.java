@@ -301,9 +301,9 @@ class ZooKeeperConnectionLossTest {
           waiter.lock(NAME).acquireAsync(Duration.ofSeconds(30)).toCompletableFuture();
       await().atMost(Duration.ofSeconds(10)).until(() -> losing.lost.get() == 1);
       String node = children().get(0);
-      long created = nodeToken(node);
+      Stat created = nodeStat(node);
       Lease lease = acquiring.get(20, TimeUnit.SECONDS);
-      assertThat(lease.fencingToken()).isEqualTo(created);
+      assertThat(lease.fencingToken()).isEqualTo(token(created));
       assertThat(children()).containsExactly(node);
       assertThat(holds(node)).as("holds on the node").isEqualTo(1);
       lease.release();
@@ -1122,18 +1122,27 @@ class ZooKeeperConnectionLossTest {
 
   /** The fencing token of a grant on the permit's node. */
   private long permitToken(Lease permit) throws Exception {
-    return token("/" + NAMESPACE + ZooKeeperPaths.permit(NAME, permit.holderId()));
+    return token(stat("/" + NAMESPACE + ZooKeeperPaths.permit(NAME, permit.holderId())));
   }
 
   /** The fencing token of a grant on a node of the lock's directory. */
   private long nodeToken(String child) throws Exception {
-    return token(DIR + "/" + child);
+    return token(nodeStat(child));
   }
 
-  private long token(String path) throws Exception {
+  private Stat nodeStat(String child) throws Exception {
+    return stat(DIR + "/" + child);
+  }
+
+  private Stat stat(String path) throws Exception {
     Stat stat = observer().checkExists().forPath(path);
     assertThat(stat).as(path).isNotNull();
-    return ZooKeeperTestServers.fencingToken(observer(), NAMESPACE, stat);
+    return stat;
+  }
+
+  /** The token of a grant on a node, once a grant made the data's token base. */
+  private long token(Stat node) throws Exception {
+    return ZooKeeperTestServers.fencingToken(observer(), NAMESPACE, node);
   }
 
   private CuratorFramework observer() throws InterruptedException {
