@@ -80,9 +80,9 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
    *
    * Records. ZooKeeperPaths describes the tree under the namespace. Locks are ZooKeeperLockStore's
    * recipe (one ephemeral sequential node per owner, a watch on the node ahead, the creation zxid
-   * above the data's TokenBase as fencing token); counters (semaphores, totals, latches) are versioned writes
-   * (ZooKeeperCounters); leased permits are ephemeral children (TTL children for explicit
-   * leases) created in one multi-op with a versioned write of their semaphore.
+   * above the data's TokenBase as fencing token); counters (semaphores, totals, latches) are
+   * versioned writes (ZooKeeperCounters); leased permits are ephemeral children (TTL children for
+   * explicit leases) created in one multi-op with a versioned write of their semaphore.
    *
    * At most once. Every call goes out once, in the background (ZooKeeperCalls). The client this
    * backend builds never retries an operation (RetryNTimes(0)): a call that fails on a lost
