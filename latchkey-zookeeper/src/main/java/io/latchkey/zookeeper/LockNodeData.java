@@ -64,10 +64,13 @@ record LockNodeData(
 
   /**
    * @param fence the lock's fence record
-   * @return this data with an offset no lower than the fence's
+   * @return this data with the fence's offset. While the data lives, a node's offset is never above
+   *     the record's (records are only raised, and a node takes the offset of one it saw); one
+   *     above it was taken from a record of another life of the data (a server restarted empty
+   *     since), and is lowered so that it cannot put the node's token above those of later nodes
    */
   LockNodeData under(LockFence fence) {
-    return fence.offset() <= offset ? this : with(exclusive, shared, waiting, fence.offset());
+    return fence.offset() == offset ? this : with(exclusive, shared, waiting, fence.offset());
   }
 
   private LockNodeData with(int exclusiveHolds, int sharedHolds, boolean waits, long newOffset) {

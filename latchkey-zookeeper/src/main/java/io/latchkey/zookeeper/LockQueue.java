@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  *
  * @param entries the nodes in queue order
  * @param fence the lock's fence record, {@link LockFence#NONE} if it has none
+ * @param base the base of the tokens ({@link TokenBase}) of the data the directory was read from
  */
-record LockQueue(List<Entry> entries, LockFence fence) {
+record LockQueue(List<Entry> entries, LockFence fence, long base) {
   /**
    * One node.
    *
@@ -28,9 +29,20 @@ record LockQueue(List<Entry> entries, LockFence fence) {
    */
   record Entry(
       LockNode node, String path, @Nullable LockNodeData data, Stat stat, boolean holding) {
-    long fencingToken() {
+    /**
+     * @return the node's token: its creation zxid plus its offset, without the base
+     */
+    long nodeToken() {
       return data == null ? stat.getCzxid() : data.token(stat.getCzxid());
     }
+  }
+
+  /**
+   * @param entry one of this queue's nodes
+   * @return the fencing token of a grant on it
+   */
+  long fencingToken(Entry entry) {
+    return base + entry.nodeToken();
   }
 
   /** A node read from the directory, before the rule is applied. */
@@ -43,9 +55,10 @@ record LockQueue(List<Entry> entries, LockFence fence) {
   /**
    * @param reads the nodes in queue order
    * @param fence the lock's fence record
+   * @param base the base of the tokens
    * @return the queue with the rule applied
    */
-  static LockQueue of(List<Read> reads, LockFence fence) {
+  static LockQueue of(List<Read> reads, LockFence fence, long base) {
     List<Entry> entries = new ArrayList<>(reads.size());
     boolean writerAhead = false;
     for (int i = 0; i < reads.size(); i++) {
@@ -57,7 +70,7 @@ record LockQueue(List<Entry> entries, LockFence fence) {
       writerAhead |= exclusive;
       entries.add(new Entry(read.node(), read.path(), read.data(), read.stat(), holding));
     }
-    return new LockQueue(entries, fence);
+    return new LockQueue(entries, fence, base);
   }
 
   List<Entry> holders() {

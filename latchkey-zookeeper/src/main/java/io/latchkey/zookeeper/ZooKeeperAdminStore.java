@@ -36,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Semaphores and latches are their counter nodes ({@link ZooKeeperCounters}); a latch's node is
  * deleted at zero. A leased semaphore is its total and its permit nodes, read one after the other
- * (not one snapshot: a monitor's view), the permits in grant order: by creation zxid, which is
- * their fencing token. A permit's remaining lease is what the node tree tells:
+ * (not one snapshot: a monitor's view), the permits in grant order: by creation zxid, which (plus
+ * the base of the data, {@link TokenBase}) is their fencing token. A permit's remaining lease is
+ * what the node tree tells:
  *
  * <ul>
  *   <li>a TTL permit (explicit lease): its lease ({@code leaseMs}, written into the node) from the
@@ -55,9 +56,12 @@ final class ZooKeeperAdminStore implements AdminStore {
   private final ZooKeeperCalls calls;
   private final ZooKeeperCounters counters;
   private final LockLayout layout;
+  private final TokenBase tokenBase;
 
-  ZooKeeperAdminStore(ZooKeeperCalls calls, ZooKeeperCounters counters, LockLayout layout) {
+  ZooKeeperAdminStore(
+      ZooKeeperCalls calls, ZooKeeperCounters counters, LockLayout layout, TokenBase tokenBase) {
     this.calls = calls;
+    this.tokenBase = tokenBase;
     this.counters = counters;
     this.layout = layout;
   }
@@ -91,7 +95,12 @@ final class ZooKeeperAdminStore implements AdminStore {
                                             : null,
                                         read.stat())));
               }
-              return present(reads).thenApply(read -> LockQueue.of(read, LockFence.of(children)));
+              return present(reads)
+                  .thenCompose(
+                      read ->
+                          tokenBase
+                              .current()
+                              .thenApply(base -> LockQueue.of(read, LockFence.of(children), base)));
             });
   }
 
@@ -144,7 +153,7 @@ final class ZooKeeperAdminStore implements AdminStore {
                 holder.node().createdExclusive() ? LockMode.EXCLUSIVE : LockMode.SHARED,
                 1,
                 Duration.ZERO,
-                holder.fencingToken()));
+                queue.fencingToken(holder)));
         continue;
       }
       Duration remaining = Duration.ofMillis(data.sessionTimeoutMillis());
@@ -156,7 +165,7 @@ final class ZooKeeperAdminStore implements AdminStore {
                 LockMode.EXCLUSIVE,
                 data.exclusive(),
                 remaining,
-                holder.fencingToken()));
+                queue.fencingToken(holder)));
       }
       if (data.shared() > 0) {
         holders.add(
@@ -166,7 +175,7 @@ final class ZooKeeperAdminStore implements AdminStore {
                 LockMode.SHARED,
                 data.shared(),
                 remaining,
-                holder.fencingToken()));
+                queue.fencingToken(holder)));
       }
     }
     return holders.isEmpty()
@@ -335,11 +344,20 @@ final class ZooKeeperAdminStore implements AdminStore {
                   .children(semaphore)
                   .thenCompose(
                       children ->
-                          present(
-                              children.stream()
-                                  .filter(child -> child.startsWith(ZooKeeperPaths.PERMIT_PREFIX))
-                                  .map(child -> permit(semaphore + "/" + child, now))
-                                  .toList()))
+                          tokenBase
+                              .current()
+                              .thenCompose(
+                                  base ->
+                                      present(
+                                          children.stream()
+                                              .filter(
+                                                  child ->
+                                                      child.startsWith(
+                                                          ZooKeeperPaths.PERMIT_PREFIX))
+                                              .map(
+                                                  child ->
+                                                      permit(semaphore + "/" + child, now, base))
+                                              .toList())))
                   .thenApply(
                       permits ->
                           Optional.of(
@@ -355,15 +373,18 @@ final class ZooKeeperAdminStore implements AdminStore {
   /**
    * @param path a permit's node
    * @param now the server's clock, read before the node
+   * @param base the base of the tokens ({@link TokenBase})
    * @return the permit, or null if it is gone or its lease has run out
    */
-  private CompletableFuture<@Nullable PermitInfo> permit(String path, long now) {
+  private CompletableFuture<@Nullable PermitInfo> permit(String path, long now, long base) {
     String node = path.substring(path.lastIndexOf('/') + 1);
     return calls
         .read(path)
         .thenApply(
             read ->
-                read == null ? null : ZooKeeperLeasedSemaphoreStore.permitInfo(node, read, now));
+                read == null
+                    ? null
+                    : ZooKeeperLeasedSemaphoreStore.permitInfo(node, read, now, base));
   }
 
   /**

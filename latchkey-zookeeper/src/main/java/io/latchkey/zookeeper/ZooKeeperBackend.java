@@ -80,9 +80,9 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
    *
    * Records. ZooKeeperPaths describes the tree under the namespace. Locks are ZooKeeperLockStore's
    * recipe (one ephemeral sequential node per owner, a watch on the node ahead, the creation zxid
-   * as fencing token); counters (semaphores, totals, latches) are versioned writes
-   * (ZooKeeperCounters); leased permits are ephemeral children (TTL children for explicit
-   * leases) created in one multi-op with a versioned write of their semaphore.
+   * above the data's TokenBase as fencing token); counters (semaphores, totals, latches) are
+   * versioned writes (ZooKeeperCounters); leased permits are ephemeral children (TTL children for
+   * explicit leases) created in one multi-op with a versioned write of their semaphore.
    *
    * At most once. Every call goes out once, in the background (ZooKeeperCalls). The client this
    * backend builds never retries an operation (RetryNTimes(0)): a call that fails on a lost
@@ -224,12 +224,14 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
     ZooKeeperCounters counters = new ZooKeeperCounters(calls);
     this.gate = gate;
     StrandedNodes stranded = new StrandedNodes(calls, gate);
+    TokenBase tokenBase = new TokenBase(calls, () -> handleSession().orElse(0));
     this.locks =
         new ZooKeeperLockStore(
             calls,
             self,
             this::sessionTimeoutMillis,
             () -> handleSession().orElse(0),
+            tokenBase,
             context.scheduler(),
             gate,
             stranded,
@@ -244,9 +246,10 @@ public final class ZooKeeperBackend implements LatchkeyBackend {
             gate,
             ttlNodes,
             description,
-            self);
+            self,
+            tokenBase);
     this.latches = new ZooKeeperLatchStore(counters, gate);
-    this.admin = new ZooKeeperAdminStore(calls, counters, layout);
+    this.admin = new ZooKeeperAdminStore(calls, counters, layout, tokenBase);
     // A Curator layout's lock directories are shared with Curator, which must not meet a fence.
     this.fences =
         layout == LockLayout.LATCHKEY

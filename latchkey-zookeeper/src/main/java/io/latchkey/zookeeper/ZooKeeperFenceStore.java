@@ -80,7 +80,7 @@ final class ZooKeeperFenceStore implements FenceStore {
                         queue -> {
                           long counter = queue.fence().raised();
                           for (LockQueue.Entry holder : queue.holders()) {
-                            counter = Math.max(counter, holder.fencingToken());
+                            counter = Math.max(counter, queue.fencingToken(holder));
                           }
                           if (atLeast <= counter) {
                             return CompletableFuture.completedFuture(counter);
@@ -98,9 +98,12 @@ final class ZooKeeperFenceStore implements FenceStore {
                               reached = Math.min(reached, entry.stat().getCzxid() - 1);
                             }
                           }
+                          // Tokens are the base plus a node's token (TokenBase).
                           LockFence next =
                               new LockFence(
-                                  Math.max(queue.fence().offset(), atLeast - reached), atLeast);
+                                  Math.max(
+                                      queue.fence().offset(), atLeast - queue.base() - reached),
+                                  atLeast);
                           return replace(dir, dirStat, queue.fence(), next)
                               .thenCompose(
                                   code ->

@@ -22,11 +22,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Leased semaphores as lease nodes, in the manner of Curator's {@code InterProcessSemaphoreV2}: the
  * semaphore's node holds the total; each granted permit is a child {@code p-{permit id}} whose
- * creation zxid is its fencing token. A permit the watchdog renews is an ephemeral node: it lives
- * as long as the session of the client that took it (the watchdog's lease is the engine's bound on
- * trusting it). A permit with an explicit lease is a TTL node ({@link
- * CreateMode#PERSISTENT_WITH_TTL}, the lease as its time to live), which is not tied to the
- * session: the server deletes it once the lease has passed, whether or not its client lives.
+ * creation zxid, plus the base of the data ({@link TokenBase}), is its fencing token. A permit the
+ * watchdog renews is an ephemeral node: it lives as long as the session of the client that took it
+ * (the watchdog's lease is the engine's bound on trusting it). A permit with an explicit lease is a
+ * TTL node ({@link CreateMode#PERSISTENT_WITH_TTL}, the lease as its time to live), which is not
+ * tied to the session: the server deletes it once the lease has passed, whether or not its client
+ * lives.
  *
  * <p>TTL nodes (ZooKeeper 3.5.3 and later) exist only where every server runs with {@code
  * zookeeper.extendedTypesEnabled=true}; the backend probes for them when it opens and declares
@@ -78,11 +79,13 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   private final boolean ttlNodes;
   private final String description;
   private final ClientIdentity self;
+  private final TokenBase tokenBase;
 
   /**
    * @param ttlNodes whether the server takes TTL nodes (else an explicit lease is refused)
    * @param description the backend's description, for a refusal
    * @param self who this client is, written into the permits it takes
+   * @param tokenBase the base of the permits' tokens
    */
   ZooKeeperLeasedSemaphoreStore(
       ZooKeeperCalls calls,
@@ -92,7 +95,8 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
       ConnectionGate gate,
       boolean ttlNodes,
       String description,
-      ClientIdentity self) {
+      ClientIdentity self,
+      TokenBase tokenBase) {
     this.calls = calls;
     this.counters = counters;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
@@ -101,6 +105,7 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
     this.ttlNodes = ttlNodes;
     this.description = description;
     this.self = self;
+    this.tokenBase = tokenBase;
   }
 
   @Override
@@ -270,9 +275,11 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
    * @param node the permit's node name ({@code p-{permit id}})
    * @param read the node's data and stat
    * @param now the server's clock, read before the node
+   * @param base the base of the permit's token ({@link TokenBase})
    * @return the permit, or null if its explicit lease has run out
    */
-  static @Nullable PermitInfo permitInfo(String node, ZooKeeperCalls.Read read, long now) {
+  static @Nullable PermitInfo permitInfo(
+      String node, ZooKeeperCalls.Read read, long now, long base) {
     Map<String, String> fields = NodeFields.decode(read.data());
     long created = read.stat().getMtime(); // never written after its creation
     String lease = fields.get(LEASE_FIELD);
@@ -291,7 +298,7 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
         ZooKeeperPaths.name(node.substring(ZooKeeperPaths.PERMIT_PREFIX.length())),
         fields.getOrDefault(CLIENT_FIELD, ""),
         Duration.ofMillis(remaining),
-        read.stat().getCzxid());
+        base + read.stat().getCzxid());
   }
 
   /**
@@ -312,9 +319,9 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   }
 
   /**
-   * The permit's node is there, made by this attempt: its creation zxid is the token. An ephemeral
-   * node is trusted for the session timeout at most; a TTL node for its lease, which the engine
-   * keeps.
+   * The permit's node is there, made by this attempt: its creation zxid plus the base of the data
+   * ({@link TokenBase}) is the token. An ephemeral node is trusted for the session timeout at most;
+   * a TTL node for its lease, which the engine keeps.
    */
   private CompletableFuture<AcquireResult> grantOf(
       String permit, String name, String permitId, long ttlMillis, int round) {
@@ -324,11 +331,14 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
             stat ->
                 stat == null
                     ? attempt(name, permitId, ttlMillis, round + 1)
-                    : CompletableFuture.completedFuture(
-                        ttlMillis == SESSION_BOUND
-                            ? AcquireResult.grantedFor(
-                                stat.getCzxid(), 1, sessionTimeoutMillis.getAsLong())
-                            : AcquireResult.granted(stat.getCzxid(), 1)));
+                    : tokenBase
+                        .current()
+                        .thenApply(
+                            base ->
+                                ttlMillis == SESSION_BOUND
+                                    ? AcquireResult.grantedFor(
+                                        base + stat.getCzxid(), 1, sessionTimeoutMillis.getAsLong())
+                                    : AcquireResult.granted(base + stat.getCzxid(), 1)));
   }
 
   @Override
@@ -352,11 +362,16 @@ final class ZooKeeperLeasedSemaphoreStore implements LeasedSemaphoreStore {
   }
 
   /**
-   * @return whether a permit grant is still on record with its token
+   * @return whether a permit grant is still on record with its token (a token of another life of
+   *     the data is not: it is below the base)
    */
   CompletableFuture<Boolean> confirm(String name, String permitId, long token) {
-    return calls
-        .stat(ZooKeeperPaths.permit(name, permitId))
-        .thenApply(stat -> stat != null && stat.getCzxid() == token);
+    return tokenBase
+        .current()
+        .thenCompose(
+            base ->
+                calls
+                    .stat(ZooKeeperPaths.permit(name, permitId))
+                    .thenApply(stat -> stat != null && base + stat.getCzxid() == token));
   }
 }

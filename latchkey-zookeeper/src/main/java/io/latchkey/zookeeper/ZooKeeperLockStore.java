@@ -55,9 +55,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The fencing token of a grant is its node's creation zxid: grants of one name are made in node
  * order, which is creation order, and zxids grow across the whole ensemble, leader fail-overs
- * included. Plus an offset, once a quorum raised the lock ({@link LockFence}, docs/adr/0009): the
+ * included. Above the base of the data ({@link TokenBase}), so that tokens keep growing when the
+ * server is restarted empty; the base is added where a grant leaves this store and taken off a
+ * grant that comes back to it (a release, a confirmation), so that everything here compares node
+ * tokens. Plus an offset, once a quorum raised the lock ({@link LockFence}, docs/adr/0009): the
  * listing that finds a node at the front also shows the lock's fence record, and a node whose
- * offset (in its data) is below the record's takes the record's in the write that claims it, before
+ * offset (in its data) is not the record's takes the record's in the write that claims it, before
  * it is a grant. That write is a multi-op that also checks the directory's version is still the
  * listing's: a raise writes the directory, so a raise after the listing fails the claim, and the
  * next listing shows its record ({@link #claim}). A lock never raised has no record, its nodes no
@@ -124,6 +127,7 @@ final class ZooKeeperLockStore implements LockStore {
   private final ClientIdentity self;
   private final LongSupplier sessionTimeoutMillis;
   private final LongSupplier sessionId;
+  private final TokenBase tokenBase;
   private final ScheduledExecutorService scheduler;
   private final ConnectionGate gate;
   private final StrandedNodes stranded;
@@ -154,12 +158,14 @@ final class ZooKeeperLockStore implements LockStore {
       ClientIdentity self,
       LongSupplier sessionTimeoutMillis,
       LongSupplier sessionId,
+      TokenBase tokenBase,
       ScheduledExecutorService scheduler,
       ConnectionGate gate,
       StrandedNodes stranded,
       LockLayout layout) {
     this.calls = calls;
     this.sessionId = sessionId;
+    this.tokenBase = tokenBase;
     this.layout = layout;
     this.self = self;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
@@ -816,9 +822,10 @@ final class ZooKeeperLockStore implements LockStore {
                       position -> {
                         noteBusy(dir, !position.holding() || nodes.size() > 1);
                         if (position.holding()) {
-                          if (data.waiting() || data.offset() < fence.offset()) {
-                            // Waiting, or created below the lock's fence record: claimed with
-                            // the record's offset, before it is a grant.
+                          if (data.waiting() || data.offset() != fence.offset()) {
+                            // Waiting, or created with another offset than the lock's fence
+                            // record's (below it, or above it with a hint from another life of
+                            // the data): claimed with the record's offset, before it is a grant.
                             return claim(
                                 request,
                                 path,
@@ -1004,6 +1011,13 @@ final class ZooKeeperLockStore implements LockStore {
 
   @Override
   public CompletableFuture<ReleaseResult> release(GrantRef grant, LockMode mode) {
+    return withNodeToken(grant, ours -> releaseNode(ours, mode), ReleaseResult.NOT_HELD);
+  }
+
+  /**
+   * @param grant the grant, with its node's token
+   */
+  private CompletableFuture<ReleaseResult> releaseNode(GrantRef grant, LockMode mode) {
     boolean exclusive = mode == LockMode.EXCLUSIVE;
     Held held = heldGrant(grant);
     if (held != null && held.data().holds(exclusive) > 0) {
@@ -1206,6 +1220,17 @@ final class ZooKeeperLockStore implements LockStore {
   @Override
   public CompletableFuture<HandOverResult> releaseAndHandOver(
       GrantRef grant, LockMode mode, LockRequest next) {
+    return withNodeToken(
+        grant,
+        ours -> releaseNodeAndHandOver(ours, mode, next),
+        new HandOverResult(ReleaseResult.NOT_HELD, null));
+  }
+
+  /**
+   * @param grant the grant, with its node's token
+   */
+  private CompletableFuture<HandOverResult> releaseNodeAndHandOver(
+      GrantRef grant, LockMode mode, LockRequest next) {
     boolean exclusive = mode == LockMode.EXCLUSIVE;
     Held held = heldGrant(grant);
     String key = key(next.name(), next.owner());
@@ -1258,7 +1283,7 @@ final class ZooKeeperLockStore implements LockStore {
   }
 
   private CompletableFuture<HandOverResult> releaseAlone(GrantRef grant, LockMode mode) {
-    return release(grant, mode).thenApply(released -> new HandOverResult(released, null));
+    return releaseNode(grant, mode).thenApply(released -> new HandOverResult(released, null));
   }
 
   /**
@@ -1492,7 +1517,7 @@ final class ZooKeeperLockStore implements LockStore {
    * @return true if held, false if gone
    */
   CompletableFuture<Boolean> confirm(GrantRef grant) {
-    return grantPath(grant).thenApply(found -> found != null);
+    return withNodeToken(grant, ours -> grantPath(ours).thenApply(found -> found != null), false);
   }
 
   /** The client closes: its session ends, and every node this client made goes with it. */
@@ -1610,10 +1635,39 @@ final class ZooKeeperLockStore implements LockStore {
     return Math.max(1, sessionTimeoutMillis.getAsLong());
   }
 
-  /** A grant, valid for the session timeout: the node may be gone that long after a blip. */
+  /**
+   * A grant, valid for the session timeout: the node may be gone that long after a blip. Its token
+   * is the node's plus the base of the data ({@link TokenBase}).
+   *
+   * @param token the node's token: its creation zxid plus its offset
+   */
   private CompletableFuture<AcquireResult> granted(long token, int holds) {
-    return CompletableFuture.completedFuture(
-        AcquireResult.grantedFor(token, holds, sessionTimeoutMillis.getAsLong()));
+    return tokenBase
+        .current()
+        .thenApply(
+            base ->
+                AcquireResult.grantedFor(base + token, holds, sessionTimeoutMillis.getAsLong()));
+  }
+
+  /**
+   * A grant as this store keeps it: with its node's token, the base taken off ({@link TokenBase}).
+   *
+   * @param act what to do with it
+   * @param notOfThisData the answer for a grant made on another life of the data: its token is not
+   *     above the base of the data the session lives on now, so no node here is the grant's
+   */
+  private <T> CompletableFuture<T> withNodeToken(
+      GrantRef grant, Function<GrantRef, CompletableFuture<T>> act, T notOfThisData) {
+    if (grant.fencingToken() == GrantRef.ANY_TOKEN) {
+      return act.apply(grant);
+    }
+    return tokenBase
+        .current()
+        .thenCompose(
+            base ->
+                grant.fencingToken() > base
+                    ? act.apply(new GrantRef(grant.holder(), grant.fencingToken() - base))
+                    : CompletableFuture.completedFuture(notOfThisData));
   }
 
   private static String key(String name, String owner) {

@@ -36,6 +36,9 @@ final class ZooKeeperPaths {
   static final String CLOCK = "/clock";
   static final String EPOCH = "/epoch";
 
+  /** The record whose creation time makes the fencing tokens' base ({@link TokenBase}). */
+  static final String TOKEN_BASE = "/token-base";
+
   /**
    * Where the backend probes for TTL nodes: a node whose parent latchkey never creates, so that a
    * server that takes TTL nodes answers NONODE and nothing is made.

@@ -132,7 +132,7 @@ class ZooKeeperConnectionLossTest {
         waiter.lock(NAME).acquireAsync(Duration.ofSeconds(60)).toCompletableFuture();
     await().atMost(Duration.ofSeconds(10)).until(() -> children().size() == 2);
     String queued = children().get(1);
-    long queuedZxid = czxid(queued);
+    long queuedToken = nodeToken(queued);
 
     server().stop();
     await().atMost(Duration.ofSeconds(10)).until(() -> !held.isValid());
@@ -155,7 +155,7 @@ class ZooKeeperConnectionLossTest {
 
     held.release();
     Lease next = waiting.get(20, TimeUnit.SECONDS);
-    assertThat(next.fencingToken()).isEqualTo(queuedZxid).isGreaterThan(held.fencingToken());
+    assertThat(next.fencingToken()).isEqualTo(queuedToken).isGreaterThan(held.fencingToken());
     next.release();
     await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
   }
@@ -200,7 +200,7 @@ class ZooKeeperConnectionLossTest {
     String fresh = children().get(1);
     held.release();
     Lease next = waiting.get(20, TimeUnit.SECONDS);
-    assertThat(next.fencingToken()).isEqualTo(czxid(fresh)).isGreaterThan(held.fencingToken());
+    assertThat(next.fencingToken()).isEqualTo(nodeToken(fresh)).isGreaterThan(held.fencingToken());
     next.release();
     await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
   }
@@ -301,9 +301,9 @@ class ZooKeeperConnectionLossTest {
           waiter.lock(NAME).acquireAsync(Duration.ofSeconds(30)).toCompletableFuture();
       await().atMost(Duration.ofSeconds(10)).until(() -> losing.lost.get() == 1);
       String node = children().get(0);
-      long created = czxid(node);
+      Stat created = nodeStat(node);
       Lease lease = acquiring.get(20, TimeUnit.SECONDS);
-      assertThat(lease.fencingToken()).isEqualTo(created);
+      assertThat(lease.fencingToken()).isEqualTo(token(created));
       assertThat(children()).containsExactly(node);
       assertThat(holds(node)).as("holds on the node").isEqualTo(1);
       lease.release();
@@ -335,7 +335,7 @@ class ZooKeeperConnectionLossTest {
       held.release();
       Lease next = waiting.get(20, TimeUnit.SECONDS);
       assertThat(losing.lost.get()).isEqualTo(1);
-      assertThat(next.fencingToken()).isEqualTo(czxid(queued));
+      assertThat(next.fencingToken()).isEqualTo(nodeToken(queued));
       assertThat(holds(queued)).as("holds on the node").isEqualTo(1);
       next.release();
       await().atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
@@ -411,7 +411,7 @@ class ZooKeeperConnectionLossTest {
                   return attempt.isGranted();
                 });
         long token = Objects.requireNonNull(taken.get()).fencingToken();
-        assertThat(token).isEqualTo(czxid(node));
+        assertThat(token).isEqualTo(nodeToken(node));
         assertThat(children()).containsExactly(node);
         assertThat(holds(node)).as("holds on the node").isEqualTo(1);
         GrantRef next = new GrantRef(new HolderRef(ResourceType.LOCK, NAME, b.owner()), token);
@@ -481,7 +481,7 @@ class ZooKeeperConnectionLossTest {
       assertThat(losing.lost.get()).isEqualTo(1);
 
       assertThat(permits()).singleElement().isEqualTo(permitNode(lease));
-      assertThat(permitZxid(lease)).isEqualTo(lease.fencingToken());
+      assertThat(permitToken(lease)).isEqualTo(lease.fencingToken());
       lease.release();
       assertThat(permits()).isEmpty();
     }
@@ -1120,17 +1120,29 @@ class ZooKeeperConnectionLossTest {
     return path.substring(path.lastIndexOf('/') + 1);
   }
 
-  private long permitZxid(Lease permit) throws Exception {
-    String path = "/" + NAMESPACE + ZooKeeperPaths.permit(NAME, permit.holderId());
-    Stat stat = observer().checkExists().forPath(path);
-    assertThat(stat).as(path).isNotNull();
-    return stat.getCzxid();
+  /** The fencing token of a grant on the permit's node. */
+  private long permitToken(Lease permit) throws Exception {
+    return token(stat("/" + NAMESPACE + ZooKeeperPaths.permit(NAME, permit.holderId())));
   }
 
-  private long czxid(String child) throws Exception {
-    Stat stat = observer().checkExists().forPath(DIR + "/" + child);
-    assertThat(stat).as(child).isNotNull();
-    return stat.getCzxid();
+  /** The fencing token of a grant on a node of the lock's directory. */
+  private long nodeToken(String child) throws Exception {
+    return token(nodeStat(child));
+  }
+
+  private Stat nodeStat(String child) throws Exception {
+    return stat(DIR + "/" + child);
+  }
+
+  private Stat stat(String path) throws Exception {
+    Stat stat = observer().checkExists().forPath(path);
+    assertThat(stat).as(path).isNotNull();
+    return stat;
+  }
+
+  /** The token of a grant on a node, once a grant made the data's token base. */
+  private long token(Stat node) throws Exception {
+    return ZooKeeperTestServers.fencingToken(observer(), NAMESPACE, node);
   }
 
   private CuratorFramework observer() throws InterruptedException {

@@ -19,16 +19,22 @@ class ZooKeeperPermitInfoTest {
   private static final long CREATED = 1_000_000;
   private static final long ZXID = 42;
 
+  /** The base of the data's tokens ({@link TokenBase}). */
+  private static final long BASE = CREATED << TokenBase.MILLIS_SHIFT;
+
+  /** The permit's token: its creation zxid above the base. */
+  private static final long TOKEN = BASE + ZXID;
+
   @Test
   void aTtlPermitShowsWhatIsLeftOfItsLeaseByTheServersClock() {
     assertThat(read("p-abc%2F1", Map.of("client", "c1", "leaseMs", 5_000), CREATED + 2_000))
-        .isEqualTo(new PermitInfo("abc/1", "c1", Duration.ofSeconds(3), ZXID));
+        .isEqualTo(new PermitInfo("abc/1", "c1", Duration.ofSeconds(3), TOKEN));
   }
 
   @Test
   void aTtlPermitMadeAfterTheClockWasReadShowsNoMoreThanItsLease() {
     assertThat(read("p-a", Map.of("client", "c1", "leaseMs", 5_000), CREATED - 700))
-        .isEqualTo(new PermitInfo("a", "c1", Duration.ofSeconds(5), ZXID));
+        .isEqualTo(new PermitInfo("a", "c1", Duration.ofSeconds(5), TOKEN));
   }
 
   @Test
@@ -39,13 +45,13 @@ class ZooKeeperPermitInfoTest {
   @Test
   void anEphemeralPermitShowsItsClientsSessionTimeout() {
     assertThat(read("p-a", Map.of("client", "c1", "sessionTimeoutMs", 3_000), CREATED + 60_000))
-        .isEqualTo(new PermitInfo("a", "c1", Duration.ofSeconds(3), ZXID));
+        .isEqualTo(new PermitInfo("a", "c1", Duration.ofSeconds(3), TOKEN));
   }
 
   @Test
   void anEphemeralPermitWithoutASessionTimeoutShowsZeroForUnknown() {
     assertThat(read("p-a", Map.of("client", "c1"), CREATED))
-        .isEqualTo(new PermitInfo("a", "c1", Duration.ZERO, ZXID));
+        .isEqualTo(new PermitInfo("a", "c1", Duration.ZERO, TOKEN));
   }
 
   /** Reads a permit node made at {@link #CREATED} in zxid {@link #ZXID} with these fields. */
@@ -55,6 +61,9 @@ class ZooKeeperPermitInfoTest {
     stat.setCtime(CREATED);
     stat.setMtime(CREATED);
     return ZooKeeperLeasedSemaphoreStore.permitInfo(
-        node, new ZooKeeperCalls.Read(NodeFields.encode(new LinkedHashMap<>(fields)), stat), now);
+        node,
+        new ZooKeeperCalls.Read(NodeFields.encode(new LinkedHashMap<>(fields)), stat),
+        now,
+        BASE);
   }
 }

@@ -8,8 +8,10 @@ import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.data.Stat;
 
 /** In-process ZooKeeper servers for the tests, on free loopback ports. */
 final class ZooKeeperTestServers {
@@ -66,6 +68,21 @@ final class ZooKeeperTestServers {
    */
   static String uri(String connectString, String namespace) {
     return "zookeeper://" + connectString + "/" + namespace + "?sessionTimeout=" + SESSION_TIMEOUT;
+  }
+
+  /**
+   * @param curator a client of the server, without a namespace
+   * @param namespace the backend's namespace
+   * @param node the stat of a lock node or permit node in it
+   * @return the fencing token of a grant on that node without a raise offset: its creation zxid
+   *     above the base of the data ({@link TokenBase})
+   */
+  static long fencingToken(CuratorFramework curator, String namespace, Stat node) throws Exception {
+    Stat record = curator.checkExists().forPath("/" + namespace + ZooKeeperPaths.TOKEN_BASE);
+    if (record == null) {
+      throw new IllegalStateException("no token base in /" + namespace);
+    }
+    return TokenBase.ofRecord(record) + node.getCzxid();
   }
 
   /**

@@ -176,7 +176,8 @@ class ZooKeeperTtlLeaseTest {
                     .forPath("/" + NAMESPACE + ZooKeeperPaths.permit(name, leased.holderId()))))
         .containsEntry("client", latchkey.clientId())
         .containsEntry("leaseMs", Long.toString(LONG_LEASE.toMillis()));
-    assertThat(leased.fencingToken()).isEqualTo(ttl.getCzxid());
+    assertThat(leased.fencingToken())
+        .isEqualTo(ZooKeeperTestServers.fencingToken(inspector(), NAMESPACE, ttl));
     Stat ephemeral = existingPermitNode(name, watched.holderId());
     assertThat(EphemeralType.get(ephemeral.getEphemeralOwner())).isEqualTo(EphemeralType.NORMAL);
 
