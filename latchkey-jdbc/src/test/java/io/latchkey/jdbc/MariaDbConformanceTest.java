@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * The whole conformance kit on a MariaDB server that the test starts, in table mode and (nested) in
- * advisory and row modes.
+ * advisory and row modes, and in table mode again through MySQL's own driver ({@code jdbc:mysql:},
+ * {@link MariaDbDriver#MYSQL}).
  */
 class MariaDbConformanceTest extends ConformanceKit {
   private static @Nullable MariaDbTestServer server;
@@ -51,6 +52,13 @@ class MariaDbConformanceTest extends ConformanceKit {
           () -> uri() + "&latchkey.mode=row&latchkey.tablePrefix=row_",
           SqlDialect.MARIADB);
 
+  /** Table mode again through MySQL's own driver, on tables of its own. */
+  private static final BackendFixture MYSQL_DRIVER =
+      JdbcFixtures.tableMode(
+          "mariadb-via-jdbc-mysql-table",
+          () -> MariaDbDriver.MYSQL.url(uri()) + "&latchkey.tablePrefix=mysql_driver_",
+          false);
+
   @Override
   protected BackendFixture fixture() {
     return MARIADB;
@@ -62,6 +70,15 @@ class MariaDbConformanceTest extends ConformanceKit {
     @Override
     protected BackendFixture fixture() {
       return MARIADB_ADVISORY;
+    }
+  }
+
+  /** The whole kit again, in table mode, through {@code jdbc:mysql:} and MySQL's own driver. */
+  @Nested
+  class MysqlDriver extends ConformanceKit {
+    @Override
+    protected BackendFixture fixture() {
+      return MYSQL_DRIVER;
     }
   }
 
