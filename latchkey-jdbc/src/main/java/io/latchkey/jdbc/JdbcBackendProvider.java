@@ -141,16 +141,15 @@ public final class JdbcBackendProvider implements BackendProvider {
    * Whether the pool may run an operation on the caller's thread ({@link
    * ConnectionSource#keepsDeadline()}), where nothing but the driver and the pool end a wait: only
    * if the driver obeys the network timeout that each operation sets to its time left (the pool
-   * bounds the opening of a connection itself, {@link ConnectionPool}). Not so on H2 over the
-   * network, whose driver ignores the network timeout, nor on a {@code jdbc:mysql:} URL, served by
-   * MySQL's own driver, which is not tested here. The operations then run on the blocking executor,
-   * and the engine's timer ends the caller's wait.
+   * bounds the opening of a connection itself, {@link ConnectionPool}): pgjdbc, MariaDB's driver,
+   * and MySQL's own (Connector/J, {@code jdbc:mysql:}), each tested behind a frozen network. Not so
+   * on H2 over the network, whose driver ignores the network timeout: the operations then run on
+   * the blocking executor, and the engine's timer ends the caller's wait.
    */
   static boolean keepsDeadline(SqlDialect dialect, String url) {
     String lower = url.toLowerCase(Locale.ROOT);
     return switch (dialect) {
-      case POSTGRESQL -> true;
-      case MARIADB -> lower.startsWith("jdbc:mariadb:");
+      case POSTGRESQL, MARIADB -> true;
       case H2 ->
           !lower.startsWith("jdbc:h2:tcp:")
               && !lower.startsWith("jdbc:h2:ssl:")

@@ -14,20 +14,20 @@ import io.latchkey.Latchkey;
 import io.latchkey.Lease;
 import io.latchkey.LeaseLostException;
 import io.latchkey.jdbc.FaultClients.Closer;
-import io.latchkey.servers.PostgresTestServer;
+import io.latchkey.servers.SqlTestServer;
 import io.latchkey.testkit.WatchdogTally;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * PostgreSQL restarted empty under holders (issue 9): the server comes back on the same port with a
- * new data directory, as a wiped container or a replica promoted without latchkey's tables would.
- * Every holder row, queue row and fencing counter is gone. What must hold all the same:
+ * PostgreSQL and MariaDB restarted empty under holders (issue 9): the server comes back on the same
+ * port with a new data directory, as a wiped container or a replica promoted without latchkey's
+ * tables would. Every holder row, queue row and fencing counter is gone. What must hold all the
+ * same:
  *
  * <ul>
  *   <li>a client opened with {@code createSchema=true} makes the tables again at its next
@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
  *       holder's grant alone.
  * </ul>
  *
- * <p>The server is this class's own: the tests wipe it.
+ * <p>The servers are this class's own: the tests wipe them.
  */
 class EmptyRestartTest {
   /**
@@ -57,51 +57,30 @@ class EmptyRestartTest {
   /** An explicit lease that outlasts the test: only its release can tell it was lost. */
   private static final Duration EXPLICIT_LEASE = Duration.ofMinutes(2);
 
-  private static @Nullable PostgresTestServer server;
-
-  @BeforeAll
-  static void startServer() {
-    server = PostgresTestServer.start();
-  }
-
-  @AfterAll
-  static void deleteServer() {
-    if (server != null) {
-      server.close();
-      server = null;
-    }
-  }
-
-  private static PostgresTestServer server() {
-    PostgresTestServer running = server;
-    if (running == null) {
-      throw new IllegalStateException("the server starts before the first test");
-    }
-    return running;
-  }
+  @RegisterExtension static final SqlServers SERVERS = new SqlServers();
 
   private static String createSchema(String uri) {
     return uri + "&latchkey.createSchema=true";
   }
 
-  private static String advisoryMode(String prefix) {
-    return server().jdbcUrl() + "&latchkey.mode=advisory&latchkey.tablePrefix=" + prefix;
-  }
-
-  @Test
-  void tableModeMakesItsTablesAgainAndReportsTheLostLeases() throws Exception {
+  @ParameterizedTest
+  @EnumSource(
+      value = SqlDialect.class,
+      names = {"POSTGRESQL", "MARIADB"})
+  void tableModeMakesItsTablesAgainAndReportsTheLostLeases(SqlDialect dialect) throws Exception {
+    SqlTestServer server = SERVERS.server(dialect);
     String watched = uniqueName("empty-watchdog");
     String explicit = uniqueName("empty-explicit");
     WatchdogTally renewals = new WatchdogTally();
     try (Closer closer = new Closer()) {
       Latchkey holder =
-          closer.add(connect(createSchema(server().jdbcUrl()), WATCHDOG_LEASE, renewals));
+          closer.add(connect(createSchema(server.jdbcUrl()), WATCHDOG_LEASE, renewals));
       Lease watchdogLease = holder.lock(watched).acquire(Duration.ZERO);
       Lease explicitLease = holder.lock(explicit).acquire(Duration.ZERO, EXPLICIT_LEASE);
       CompletableFuture<LeaseLostException> lost = lossOf(watchdogLease);
       long highestBefore = Math.max(watchdogLease.fencingToken(), explicitLease.fencingToken());
 
-      server().restartEmpty();
+      server.restartEmpty();
 
       // Nobody else touches the new server: the holder's own client makes the tables again, and
       // its next renewal finds the lease gone.
@@ -112,38 +91,42 @@ class EmptyRestartTest {
       assertThatThrownBy(watchdogLease::release).isInstanceOf(LeaseLostException.class);
 
       // A client that does not create tables opens: they are there again.
-      Latchkey other = closer.add(connect(server().jdbcUrl()));
+      Latchkey other = closer.add(connect(server.jdbcUrl()));
       assertAfterTheWipe(holder, other, watched, explicit, explicitLease, highestBefore);
     }
   }
 
-  @Test
-  void withoutCreateSchemaEveryOperationNamesTheFileToRun() throws Exception {
+  @ParameterizedTest
+  @EnumSource(
+      value = SqlDialect.class,
+      names = {"POSTGRESQL", "MARIADB"})
+  void withoutCreateSchemaEveryOperationNamesTheFileToRun(SqlDialect dialect) throws Exception {
+    SqlTestServer server = SERVERS.server(dialect);
     String watched = uniqueName("empty-watchdog");
     String explicit = uniqueName("empty-explicit");
     WatchdogTally renewals = new WatchdogTally();
     try (Closer closer = new Closer()) {
-      connect(createSchema(server().jdbcUrl())).close();
-      Latchkey holder = closer.add(connect(server().jdbcUrl(), SHORT_LEASE, renewals));
+      connect(createSchema(server.jdbcUrl())).close();
+      Latchkey holder = closer.add(connect(server.jdbcUrl(), SHORT_LEASE, renewals));
       Lease watchdogLease = holder.lock(watched).acquire(Duration.ZERO);
       Lease explicitLease = holder.lock(explicit).acquire(Duration.ZERO, EXPLICIT_LEASE);
       CompletableFuture<LeaseLostException> lost = lossOf(watchdogLease);
       long highestBefore = Math.max(watchdogLease.fencingToken(), explicitLease.fencingToken());
 
-      server().restartEmpty();
+      server.restartEmpty();
 
       assertThat(
               failsWithinBound(
                   FaultClients.OPERATION_TIMEOUT,
                   BackendUnavailableException.class,
                   () -> holder.lock(uniqueName("empty-other")).acquire(Duration.ZERO)))
-          .hasMessageContaining("io/latchkey/jdbc/schema/postgresql.sql");
+          .hasMessageContaining(dialect.schemaResource());
       // Its renewals fail like that too, until its lease runs out: lost, and said so.
       assertThat(lost.get(30, TimeUnit.SECONDS)).isNotNull();
       assertThat(watchdogLease.isValid()).isFalse();
 
       // What the message says to do: here, a client opened with createSchema=true.
-      Latchkey other = closer.add(connect(createSchema(server().jdbcUrl())));
+      Latchkey other = closer.add(connect(createSchema(server.jdbcUrl())));
       assertAfterTheWipe(holder, other, watched, explicit, explicitLease, highestBefore);
     }
   }
@@ -193,10 +176,17 @@ class EmptyRestartTest {
    * once a client made the tables again, the same name is granted with a larger token, and the
    * first client goes on.
    */
-  @Test
-  void advisoryModeReportsTheLossAndGrantsLargerTokensAfterIt() throws Exception {
+  @ParameterizedTest
+  @EnumSource(
+      value = SqlDialect.class,
+      names = {"POSTGRESQL", "MARIADB"})
+  void advisoryModeReportsTheLossAndGrantsLargerTokensAfterIt(SqlDialect dialect) throws Exception {
+    SqlTestServer server = SERVERS.server(dialect);
     String name = uniqueName("empty-advisory");
     assertConnectionBoundLossAcross(
-        createSchema(advisoryMode("advisory_")), WATCHDOG_LEASE, name, server()::restartEmpty);
+        createSchema(server.jdbcUrl() + "&latchkey.mode=advisory&latchkey.tablePrefix=advisory_"),
+        WATCHDOG_LEASE,
+        name,
+        server::restartEmpty);
   }
 }

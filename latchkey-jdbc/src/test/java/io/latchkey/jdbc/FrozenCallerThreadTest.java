@@ -30,27 +30,35 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A network to PostgreSQL that goes silent while a blocking {@code lock()} or {@code unlock()} runs
- * its transaction on the caller's thread ({@link io.latchkey.spi.CallerWaits}: the backend's own
- * pool keeps to the deadline). There the engine's timer has no stage to fail: only the network
+ * A network to the database that goes silent while a blocking {@code lock()} or {@code unlock()}
+ * runs its transaction on the caller's thread ({@link io.latchkey.spi.CallerWaits}: the backend's
+ * own pool keeps to the deadline). There the engine's timer has no stage to fail: only the network
  * timeout that {@link Transactions} sets to the time left ends the caller's wait (pgjdbc's own
  * {@code socketTimeout}, which the backend sets to the operation timeout rounded up to seconds, is
- * the same bound a second time). A new connection is waited for only until the deadline, whatever
- * timeouts the URL gives the driver. H2 over the network keeps the blocking calls off the caller's
- * thread (its driver ignores the network timeout): there the engine's timer ends the wait.
+ * the same bound a second time on PostgreSQL). A new connection is waited for only until the
+ * deadline, whatever timeouts the URL gives the driver. Each test runs on PostgreSQL, on MariaDB
+ * through its driver ({@code jdbc:mariadb:}) and on MariaDB through MySQL's own driver
+ * (Connector/J, {@code jdbc:mysql:}): every driver that the own pool lets run on the caller's
+ * thread ({@link JdbcBackendProvider#keepsDeadline}). H2 over the network keeps the blocking calls
+ * off the caller's thread (its driver ignores the network timeout): there the engine's timer ends
+ * the wait.
  *
  * <p>To catch the call inside its transaction, the test holds the name's resource row ({@code
  * SELECT ... FOR UPDATE}) on a connection of its own: the caller's statement waits for that row on
- * the server, where the test sees it ({@code pg_stat_activity}); the caller's thread is then the
- * one reading the driver's socket. The test freezes the proxy and lets the row go: the server
- * finishes what it received, and its answer stays in the proxy. Once the network is back, nothing
- * is corrupted: the lock is held by the caller or free or runs out with its lease, whoever takes it
- * next gets a larger fencing token, and the caller's next calls work on new connections.
+ * the server, where the test sees it ({@code pg_stat_activity}, InnoDB's transactions); the
+ * caller's thread is then the one reading the driver's socket. The test freezes the proxy and lets
+ * the row go: the server finishes what it received, and its answer stays in the proxy. Once the
+ * network is back, nothing is corrupted: the lock is held by the caller or free or runs out with
+ * its lease, whoever takes it next gets a larger fencing token, and the caller's next calls work on
+ * new connections.
  */
 class FrozenCallerThreadTest {
   @RegisterExtension static final SqlServers SERVERS = new SqlServers();
@@ -63,18 +71,88 @@ class FrozenCallerThreadTest {
   /** Ends a call that hangs: far beyond the bound, far below the driver's own socket timeout. */
   private static final Duration HANG = Duration.ofSeconds(20);
 
-  /** A driver's read timeout that a URL may set, in seconds: far beyond the bound. */
-  private static final int DRIVER_SOCKET_TIMEOUT = 60;
+  /** A driver's read timeout that a URL may set: far beyond the bound. */
+  private static final Duration DRIVER_SOCKET_TIMEOUT = Duration.ofMinutes(1);
 
-  /** The frozen client's sessions, as the server lists them. */
-  private static final String APPLICATION = "latchkey-frozen-caller";
+  /** The frozen client's sessions, as the server lists them (application or user name). */
+  private static final String FROZEN_SESSIONS = "latchkey-frozen-caller";
 
-  @Test
-  void aBlockingLockWhoseNetworkFreezesInItsTransactionTimesOutOnTheCallersThread()
+  /** How many sessions of a user wait for a row lock on MariaDB. */
+  private static final String MARIADB_WAITING_FOR_A_ROW_LOCK =
+      "SELECT count(*) FROM information_schema.INNODB_TRX t"
+          + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
+          + " WHERE p.USER = ? AND t.trx_state = 'LOCK WAIT'";
+
+  /** A database behind the proxy, reached through the driver of its URL. */
+  enum Database {
+    POSTGRESQL(
+        "org.postgresql.",
+        "SELECT count(*) FROM pg_stat_activity"
+            + " WHERE application_name = ? AND wait_event_type = 'Lock'",
+        UnaryOperator.identity()) {
+      @Override
+      SqlTestServer server() {
+        return SERVERS.postgres();
+      }
+
+      @Override
+      String named(String uri) {
+        return uri + "&ApplicationName=" + FROZEN_SESSIONS;
+      }
+
+      @Override
+      String socketTimeout(Duration timeout) {
+        return "&socketTimeout=" + timeout.toSeconds();
+      }
+    },
+    MARIADB(MariaDbDriver.MARIADB),
+    MARIADB_VIA_JDBC_MYSQL(MariaDbDriver.MYSQL);
+
+    private final String driverPackage;
+    private final String waitingForARowLock;
+
+    // A method reference of no state.
+    @SuppressWarnings("ImmutableEnumChecker")
+    private final UnaryOperator<String> driverUrl;
+
+    Database(MariaDbDriver driver) {
+      this(driver.packagePrefix(), MARIADB_WAITING_FOR_A_ROW_LOCK, driver::url);
+    }
+
+    Database(String driverPackage, String waitingForARowLock, UnaryOperator<String> driverUrl) {
+      this.driverPackage = driverPackage;
+      this.waitingForARowLock = waitingForARowLock;
+      this.driverUrl = driverUrl;
+    }
+
+    SqlTestServer server() {
+      return SERVERS.mariaDb();
+    }
+
+    /** The latchkey URI of a server's JDBC URL, for this database's driver. */
+    String uri(String serverUrl) {
+      return driverUrl.apply(serverUrl);
+    }
+
+    /** The URI of a client whose sessions the server lists as {@link #FROZEN_SESSIONS}. */
+    String named(String uri) {
+      // The MariaDB test server takes any user name.
+      return uri.replace("user=root", "user=" + FROZEN_SESSIONS);
+    }
+
+    /** The URL parameter that sets the driver's own read timeout. */
+    String socketTimeout(Duration timeout) {
+      return "&socketTimeout=" + timeout.toMillis();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Database.class)
+  void aBlockingLockWhoseNetworkFreezesInItsTransactionTimesOutOnTheCallersThread(Database database)
       throws Exception {
     String name = uniqueName("frozen-caller-lock");
     try (Closer closer = new Closer()) {
-      Scene scene = Scene.open(closer, name);
+      Scene scene = Scene.open(closer, database, name);
       DistributedLock lock = scene.lock();
       Latchkey other = scene.other();
       Caller caller = scene.caller();
@@ -105,12 +183,13 @@ class FrozenCallerThreadTest {
     }
   }
 
-  @Test
-  void aBlockingUnlockWhoseNetworkFreezesInItsTransactionTimesOutOnTheCallersThread()
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(Database.class)
+  void aBlockingUnlockWhoseNetworkFreezesInItsTransactionTimesOutOnTheCallersThread(
+      Database database) throws Exception {
     String name = uniqueName("frozen-caller-unlock");
     try (Closer closer = new Closer()) {
-      Scene scene = Scene.open(closer, name);
+      Scene scene = Scene.open(closer, database, name);
       DistributedLock lock = scene.lock();
       Latchkey other = scene.other();
       Caller caller = scene.caller();
@@ -162,16 +241,16 @@ class FrozenCallerThreadTest {
    * as long as that timeout. The pool opens the connection on a thread of its own and waits for it
    * only until the deadline ({@link ConnectionPool}), so the caller's wait ends in time.
    */
-  @Test
-  void aUrlWithALongReadTimeoutOfItsOwnStillBoundsABlockingLockThroughAFrozenNetwork()
-      throws Exception {
-    SqlTestServer server = SERVERS.postgres();
+  @ParameterizedTest
+  @EnumSource(Database.class)
+  void aUrlWithALongReadTimeoutOfItsOwnStillBoundsABlockingLockThroughAFrozenNetwork(
+      Database database) throws Exception {
+    SqlTestServer server = database.server();
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server.port())) {
       assertTriesThroughAFrozenNetworkEndWithinTheBound(
           proxy,
-          throughProxy(server, proxy)
-              + "&socketTimeout="
-              + DRIVER_SOCKET_TIMEOUT
+          database.uri(throughProxy(server, proxy))
+              + database.socketTimeout(DRIVER_SOCKET_TIMEOUT)
               + "&latchkey.createSchema=true");
     }
   }
@@ -230,16 +309,19 @@ class FrozenCallerThreadTest {
    * the test) and its lock, another client straight to the server, and the caller's thread.
    */
   private record Scene(
-      String name, FreezableTcpProxy proxy, DistributedLock lock, Latchkey other, Caller caller) {
-    static Scene open(Closer closer, String name) throws Exception {
-      SqlTestServer server = SERVERS.postgres();
+      Database database,
+      String name,
+      FreezableTcpProxy proxy,
+      DistributedLock lock,
+      Latchkey other,
+      Caller caller) {
+    static Scene open(Closer closer, Database database, String name) throws Exception {
+      SqlTestServer server = database.server();
       FreezableTcpProxy proxy = closer.add(FreezableTcpProxy.start("127.0.0.1", server.port()));
       Latchkey frozen =
           closer.add(
               client(
-                  throughProxy(server, proxy)
-                      + "&ApplicationName="
-                      + APPLICATION
+                  database.named(database.uri(throughProxy(server, proxy)))
                       + "&latchkey.createSchema=true",
                   OPERATION_TIMEOUT));
       // Its operations outlast a row lock that the frozen client's session may keep until the
@@ -248,7 +330,7 @@ class FrozenCallerThreadTest {
           closer.add(
               client(
                   server.jdbcUrl() + "&latchkey.createSchema=true", OPERATION_TIMEOUT.plus(SLACK)));
-      return new Scene(name, proxy, frozen.lock(name), other, closer.add(new Caller()));
+      return new Scene(database, name, proxy, frozen.lock(name), other, closer.add(new Caller()));
     }
 
     /**
@@ -259,7 +341,7 @@ class FrozenCallerThreadTest {
      * @return how the call ended
      */
     Outcome frozenInItsTransaction(Runnable call) throws Exception {
-      SqlTestServer server = SERVERS.postgres();
+      SqlTestServer server = database.server();
       try (Connection admin = DriverManager.getConnection(server.jdbcUrl());
           Connection watcher = DriverManager.getConnection(server.jdbcUrl());
           PreparedStatement hold =
@@ -276,10 +358,11 @@ class FrozenCallerThreadTest {
         await()
             .pollInterval(Duration.ofMillis(10))
             .atMost(OPERATION_TIMEOUT)
-            .until(() -> waitingForARowLock(watcher));
+            .until(() -> waitingForARowLock(watcher, database));
         assertThat(caller.thread().getStackTrace())
             .as("the caller's thread runs the transaction")
-            .anySatisfy(frame -> assertThat(frame.getClassName()).startsWith("org.postgresql."))
+            .anySatisfy(
+                frame -> assertThat(frame.getClassName()).startsWith(database.driverPackage))
             .anySatisfy(
                 frame -> assertThat(frame.getClassName()).isEqualTo(Transactions.class.getName()));
         proxy.freeze();
@@ -292,12 +375,10 @@ class FrozenCallerThreadTest {
     }
   }
 
-  private static boolean waitingForARowLock(Connection watcher) throws SQLException {
-    try (PreparedStatement sessions =
-        watcher.prepareStatement(
-            "SELECT count(*) FROM pg_stat_activity"
-                + " WHERE application_name = ? AND wait_event_type = 'Lock'")) {
-      sessions.setString(1, APPLICATION);
+  private static boolean waitingForARowLock(Connection watcher, Database database)
+      throws SQLException {
+    try (PreparedStatement sessions = watcher.prepareStatement(database.waitingForARowLock)) {
+      sessions.setString(1, FROZEN_SESSIONS);
       try (ResultSet rows = sessions.executeQuery()) {
         rows.next();
         return rows.getInt(1) > 0;

@@ -64,6 +64,24 @@ class IdleTransactionBoundTest {
     }
   }
 
+  /**
+   * A {@code jdbc:mysql:} URL may reach MySQL, which has no such variable and would refuse a
+   * session that sets it: nothing is set, and the session keeps the server's default (here
+   * MariaDB's, none, through MySQL's own driver). docs/backends/jdbc.md says what bounds a stalled
+   * transaction there.
+   */
+  @Test
+  void aJdbcMysqlUrlSetsNoMariaDbOnlyVariable() throws Exception {
+    String url = MariaDbDriver.MYSQL.url(SERVERS.mariaDb().jdbcUrl());
+    Properties properties =
+        JdbcBackendProvider.boundedIdleTransactions(
+            SqlDialect.MARIADB, url, new Properties(), CONTEXT);
+    assertThat(properties).doesNotContainKey("sessionVariables");
+    try (Connection connection = DriverManager.getConnection(url, properties)) {
+      assertThat(show(connection, "SELECT @@SESSION.idle_transaction_timeout")).isEqualTo("0");
+    }
+  }
+
   @Test
   void aUrlThatSetsTheOptionItselfIsObeyed() {
     String url = SERVERS.postgres().jdbcUrl() + "&options=-c%20statement_timeout=5000";

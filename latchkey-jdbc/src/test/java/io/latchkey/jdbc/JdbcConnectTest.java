@@ -25,8 +25,9 @@ class JdbcConnectTest {
   /**
    * Which URLs let the own pool run a blocking call on the caller's thread: those whose driver
    * obeys the network timeout each operation sets, whatever timeouts of its own the URL gives it
-   * (the pool bounds opening a connection itself); not H2 over the network, not MySQL's own driver
-   * ({@code FrozenCallerThreadTest} shows the hangs behind a frozen network otherwise).
+   * (the pool bounds opening a connection itself), MySQL's own driver ({@code jdbc:mysql:}) among
+   * them; not H2 over the network ({@code FrozenCallerThreadTest} shows the hangs behind a frozen
+   * network otherwise).
    */
   @ParameterizedTest
   @CsvSource(
@@ -37,7 +38,8 @@ class JdbcConnectTest {
         "POSTGRESQL | jdbc:postgresql://127.0.0.1:5432/db?connectTimeout=30       | true",
         "MARIADB    | jdbc:mariadb://127.0.0.1:3306/db                            | true",
         "MARIADB    | jdbc:mariadb://127.0.0.1:3306/db?connectTimeout=30000       | true",
-        "MARIADB    | jdbc:mysql://127.0.0.1:3306/db                              | false",
+        "MARIADB    | jdbc:mysql://127.0.0.1:3306/db                              | true",
+        "MARIADB    | jdbc:mysql://127.0.0.1:3306/db?socketTimeout=60000          | true",
         "H2         | jdbc:h2:mem:x;DB_CLOSE_DELAY=-1                             | true",
         "H2         | jdbc:h2:tcp://127.0.0.1:9092/mem:x                          | false",
         "H2         | jdbc:h2:./data/x;AUTO_SERVER=TRUE                           | false"

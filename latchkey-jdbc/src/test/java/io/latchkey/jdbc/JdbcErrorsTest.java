@@ -26,16 +26,20 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Databases that cannot do what latchkey asks, on real PostgreSQL and MariaDB servers that the test
  * starts (issue 9): down, silent, read-only, out of connections, slow, or without latchkey's
- * tables. Each gives {@link BackendUnavailableException} (or {@link BackendTimeoutException})
- * within the operation timeout, or for missing tables an error that names the SQL file to run; and
- * a lease already held stays valid through a trouble shorter than the lease, and is released
- * cleanly afterwards.
+ * tables; MariaDB's cases also through MySQL's own driver ({@code jdbc:mysql:}, {@link
+ * MariaDbDriver}), whose errors latchkey reads the same. Each gives {@link
+ * BackendUnavailableException} (or {@link BackendTimeoutException}) within the operation timeout,
+ * or for missing tables an error that names the SQL file to run; and a lease already held stays
+ * valid through a trouble shorter than the lease, and is released cleanly afterwards.
  */
 class JdbcErrorsTest {
   /** Outlasts each trouble below by far, so that a holder keeps its lease through it. */
@@ -61,7 +65,8 @@ class JdbcErrorsTest {
     for (String url :
         new String[] {
           "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=latchkey",
-          "jdbc:mariadb://127.0.0.1:" + port + "/latchkey?user=root"
+          "jdbc:mariadb://127.0.0.1:" + port + "/latchkey?user=root",
+          "jdbc:mysql://127.0.0.1:" + port + "/latchkey?user=root"
         }) {
       unavailableWithinBound(() -> connect(url).close());
     }
@@ -69,20 +74,25 @@ class JdbcErrorsTest {
 
   @Test
   void postgresThatDoesNotAnswerFailsWithinTheBound() throws Exception {
-    assertSilentDatabaseFailsWithinTheBound(SERVERS.postgres());
+    assertSilentDatabaseFailsWithinTheBound(SERVERS.postgres(), UnaryOperator.identity());
   }
 
-  @Test
-  void mariaDbThatDoesNotAnswerFailsWithinTheBound() throws Exception {
-    assertSilentDatabaseFailsWithinTheBound(SERVERS.mariaDb());
+  @ParameterizedTest
+  @EnumSource(MariaDbDriver.class)
+  void mariaDbThatDoesNotAnswerFailsWithinTheBound(MariaDbDriver driver) throws Exception {
+    assertSilentDatabaseFailsWithinTheBound(SERVERS.mariaDb(), driver::url);
   }
 
-  /** A database that accepts connections but never answers: opening fails within the bound. */
-  private static void assertSilentDatabaseFailsWithinTheBound(SqlTestServer server)
-      throws Exception {
+  /**
+   * A database that accepts connections but never answers: opening fails within the bound.
+   *
+   * @param driverUrl the server's URL (through the proxy) for the driver under test
+   */
+  private static void assertSilentDatabaseFailsWithinTheBound(
+      SqlTestServer server, UnaryOperator<String> driverUrl) throws Exception {
     try (FreezableTcpProxy proxy = FreezableTcpProxy.start("127.0.0.1", server.port())) {
       proxy.freeze();
-      String url = FaultClients.throughProxy(server, proxy);
+      String url = driverUrl.apply(FaultClients.throughProxy(server, proxy));
       unavailableWithinBound(() -> connect(url).close());
     }
   }
@@ -126,12 +136,16 @@ class JdbcErrorsTest {
 
   /**
    * MariaDB with {@code read_only} set, for a user without the right to write anyway ({@code READ
-   * ONLY ADMIN}, which root has): the same as PostgreSQL's read-only database.
+   * ONLY ADMIN}, which root has): the same as PostgreSQL's read-only database, through either
+   * driver.
    */
-  @Test
-  void mariaDbReadOnlyServerRefusesWritesAndKeepsHeldLeases() throws Exception {
+  @ParameterizedTest
+  @EnumSource(MariaDbDriver.class)
+  void mariaDbReadOnlyServerRefusesWritesAndKeepsHeldLeases(MariaDbDriver driver) throws Exception {
     MariaDbTestServer server = SERVERS.mariaDb();
-    String url = server.jdbcUrl().replace("user=root", "user=app") + "&latchkey.createSchema=true";
+    String url =
+        driver.url(server.jdbcUrl().replace("user=root", "user=app"))
+            + "&latchkey.createSchema=true";
     String name = uniqueName("read-only");
     WatchdogTally renewals = new WatchdogTally();
     try (Closer closer = new Closer()) {
@@ -233,12 +247,14 @@ class JdbcErrorsTest {
 
   @Test
   void postgresMissingTablesNameTheFileToRun() throws Exception {
-    assertMissingTablesNameTheFile(SERVERS.postgres(), "postgresql.sql", " CASCADE");
+    assertMissingTablesNameTheFile(
+        SERVERS.postgres(), UnaryOperator.identity(), "postgresql.sql", " CASCADE");
   }
 
-  @Test
-  void mariaDbMissingTablesNameTheFileToRun() throws Exception {
-    assertMissingTablesNameTheFile(SERVERS.mariaDb(), "mariadb.sql", "");
+  @ParameterizedTest
+  @EnumSource(MariaDbDriver.class)
+  void mariaDbMissingTablesNameTheFileToRun(MariaDbDriver driver) throws Exception {
+    assertMissingTablesNameTheFile(SERVERS.mariaDb(), driver::url, "mariadb.sql", "");
   }
 
   /**
@@ -279,15 +295,17 @@ class JdbcErrorsTest {
    * opened with {@code createSchema=true}: that one makes it again.
    */
   private static void assertMissingTablesNameTheFile(
-      SqlTestServer server, String file, String dropOptions) throws Exception {
+      SqlTestServer server, UnaryOperator<String> driverUrl, String file, String dropOptions)
+      throws Exception {
     String resource = "io/latchkey/jdbc/schema/" + file;
-    assertThatThrownBy(() -> connect(server.jdbcUrl() + "&latchkey.tablePrefix=absent_").close())
+    String serverUrl = driverUrl.apply(server.jdbcUrl());
+    assertThatThrownBy(() -> connect(serverUrl + "&latchkey.tablePrefix=absent_").close())
         .isInstanceOf(BackendUnavailableException.class)
         .hasMessageContaining(resource)
         .hasMessageContaining("'absent_'")
         .hasMessageContaining("createSchema=true");
 
-    String url = server.jdbcUrl() + "&latchkey.tablePrefix=dropped_";
+    String url = serverUrl + "&latchkey.tablePrefix=dropped_";
     try (Latchkey creating = connect(url + "&latchkey.createSchema=true");
         Latchkey client = connect(url);
         Connection admin = DriverManager.getConnection(server.jdbcUrl())) {

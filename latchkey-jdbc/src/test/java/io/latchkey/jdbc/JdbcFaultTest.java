@@ -26,6 +26,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Faults under holders, on real PostgreSQL and MariaDB servers that the test starts (issue 9): the
@@ -34,7 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and a network that goes silent between a holder and the database ({@link FreezableTcpProxy}: its
  * operations time out within the bound, its lease runs out and it says so before a waiter gets the
  * lock with a larger fencing token), and a hand-over whose reply the network loses (PostgreSQL
- * table mode: no hold is orphaned).
+ * table mode: no hold is orphaned). MariaDB's restarts and killed connections also through MySQL's
+ * own driver ({@code jdbc:mysql:}, {@link MariaDbDriver}).
  */
 class JdbcFaultTest {
   /** Outlasts a restart of either server by far, so that a holder keeps its lease through it. */
@@ -42,26 +45,28 @@ class JdbcFaultTest {
 
   @RegisterExtension static final SqlServers SERVERS = new SqlServers();
 
-  private static String tableMode(SqlTestServer server) {
-    return server.jdbcUrl() + "&latchkey.createSchema=true";
+  /** The latchkey URI in table mode of a server's JDBC URL (for the driver under test). */
+  private static String tableMode(String serverUrl) {
+    return serverUrl + "&latchkey.createSchema=true";
   }
 
-  private static String advisoryMode(SqlTestServer server) {
-    return tableMode(server) + "&latchkey.mode=advisory&latchkey.tablePrefix=advisory_";
+  private static String advisoryMode(String serverUrl) {
+    return tableMode(serverUrl) + "&latchkey.mode=advisory&latchkey.tablePrefix=advisory_";
   }
 
-  private static String rowMode(SqlTestServer server) {
-    return tableMode(server) + "&latchkey.mode=row&latchkey.tablePrefix=row_";
+  private static String rowMode(String serverUrl) {
+    return tableMode(serverUrl) + "&latchkey.mode=row&latchkey.tablePrefix=row_";
   }
 
   @Test
   void postgresRestartKeepsTableModeLocks() throws Exception {
-    assertRestartKeepsLocks(SERVERS.postgres());
+    assertRestartKeepsLocks(SERVERS.postgres(), SERVERS.postgres().jdbcUrl());
   }
 
-  @Test
-  void mariaDbRestartKeepsTableModeLocks() throws Exception {
-    assertRestartKeepsLocks(SERVERS.mariaDb());
+  @ParameterizedTest
+  @EnumSource(MariaDbDriver.class)
+  void mariaDbRestartKeepsTableModeLocks(MariaDbDriver driver) throws Exception {
+    assertRestartKeepsLocks(SERVERS.mariaDb(), driver.url(SERVERS.mariaDb().jdbcUrl()));
   }
 
   /**
@@ -70,12 +75,13 @@ class JdbcFaultTest {
    * longer than the outage); once it is up, the holder's next renewal works on a new connection,
    * nobody else gets the lock, and the holder's release frees it.
    */
-  private static void assertRestartKeepsLocks(SqlTestServer server) throws Exception {
+  private static void assertRestartKeepsLocks(SqlTestServer server, String serverUrl)
+      throws Exception {
     String name = uniqueName("restart-table");
     WatchdogTally renewals = new WatchdogTally();
     try (Closer closer = new Closer()) {
-      Latchkey holder = closer.add(connect(tableMode(server), RESTART_LEASE, renewals));
-      Latchkey other = closer.add(connect(tableMode(server)));
+      Latchkey holder = closer.add(connect(tableMode(serverUrl), RESTART_LEASE, renewals));
+      Latchkey other = closer.add(connect(tableMode(serverUrl)));
       WatchedLease held = new WatchedLease(holder, renewals, name);
 
       server.stop();
@@ -91,22 +97,24 @@ class JdbcFaultTest {
 
   @Test
   void postgresRestartLosesAdvisoryLocks() throws Exception {
-    assertRestartLosesLocks(SERVERS.postgres(), advisoryMode(SERVERS.postgres()));
+    assertRestartLosesLocks(SERVERS.postgres(), advisoryMode(SERVERS.postgres().jdbcUrl()));
   }
 
-  @Test
-  void mariaDbRestartLosesAdvisoryLocks() throws Exception {
-    assertRestartLosesLocks(SERVERS.mariaDb(), advisoryMode(SERVERS.mariaDb()));
+  @ParameterizedTest
+  @EnumSource(MariaDbDriver.class)
+  void mariaDbRestartLosesAdvisoryLocks(MariaDbDriver driver) throws Exception {
+    assertRestartLosesLocks(
+        SERVERS.mariaDb(), advisoryMode(driver.url(SERVERS.mariaDb().jdbcUrl())));
   }
 
   @Test
   void postgresRestartLosesRowLocks() throws Exception {
-    assertRestartLosesLocks(SERVERS.postgres(), rowMode(SERVERS.postgres()));
+    assertRestartLosesLocks(SERVERS.postgres(), rowMode(SERVERS.postgres().jdbcUrl()));
   }
 
   @Test
   void mariaDbRestartLosesRowLocks() throws Exception {
-    assertRestartLosesLocks(SERVERS.mariaDb(), rowMode(SERVERS.mariaDb()));
+    assertRestartLosesLocks(SERVERS.mariaDb(), rowMode(SERVERS.mariaDb().jdbcUrl()));
   }
 
   /**
@@ -123,13 +131,16 @@ class JdbcFaultTest {
   void postgresKilledConnectionsLoseNothingInTableMode() throws Exception {
     assertKilledConnectionsLoseNothing(
         SERVERS.postgres(),
+        SERVERS.postgres().jdbcUrl(),
         killer -> SqlServers.endPostgresSessions(killer, "application_name = 'latchkey'"));
   }
 
-  @Test
-  void mariaDbKilledConnectionsLoseNothingInTableMode() throws Exception {
+  @ParameterizedTest
+  @EnumSource(MariaDbDriver.class)
+  void mariaDbKilledConnectionsLoseNothingInTableMode(MariaDbDriver driver) throws Exception {
     assertKilledConnectionsLoseNothing(
         SERVERS.mariaDb(),
+        driver.url(SERVERS.mariaDb().jdbcUrl()),
         killer ->
             assertThat(SqlServers.endMariaDbSessions(killer))
                 .as("the holder's connections")
@@ -142,10 +153,10 @@ class JdbcFaultTest {
    * the one after opens a new one; the lease is never reported lost and the release works.
    */
   private static void assertKilledConnectionsLoseNothing(
-      SqlTestServer server, SqlServers.Killer killer) throws Exception {
+      SqlTestServer server, String serverUrl, SqlServers.Killer killer) throws Exception {
     String name = uniqueName("killed-table");
     WatchdogTally renewals = new WatchdogTally();
-    try (Latchkey holder = connect(tableMode(server), Duration.ofSeconds(3), renewals)) {
+    try (Latchkey holder = connect(tableMode(serverUrl), Duration.ofSeconds(3), renewals)) {
       WatchedLease held = new WatchedLease(holder, renewals, name);
       renewals.awaitNextRenewal();
 
@@ -157,7 +168,7 @@ class JdbcFaultTest {
       // killed connections were not idle ones.
       renewals.awaitNextRenewal();
       held.isRenewedAgain();
-      try (Latchkey other = connect(tableMode(server))) {
+      try (Latchkey other = connect(tableMode(serverUrl))) {
         held.passesOnTo(other);
       }
     }
@@ -184,7 +195,7 @@ class JdbcFaultTest {
     WatchdogTally renewals = new WatchdogTally();
     try (Closer closer = new Closer()) {
       FreezableTcpProxy proxy = closer.add(FreezableTcpProxy.start("127.0.0.1", server.port()));
-      Latchkey waiter = closer.add(connect(tableMode(server)));
+      Latchkey waiter = closer.add(connect(tableMode(server.jdbcUrl())));
       Latchkey holder =
           closer.add(
               connect(
@@ -237,7 +248,7 @@ class JdbcFaultTest {
       LostHandOverReply.check(
           client,
           proxy,
-          closer.add(connect(tableMode(server))),
+          closer.add(connect(tableMode(server.jdbcUrl()))),
           uniqueName("hand-over"),
           BackendUnavailableException.class);
     }

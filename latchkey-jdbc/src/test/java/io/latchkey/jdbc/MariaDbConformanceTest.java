@@ -7,10 +7,13 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The whole conformance kit on a MariaDB server that the test starts, in table mode and (nested) in
- * advisory and row modes.
+ * advisory and row modes; and through MySQL's own driver ({@code jdbc:mysql:}, {@link
+ * MariaDbDriver#MYSQL}) the whole kit in table mode, and in advisory and row modes a few suites
+ * ({@link DriverPathSuites}; the whole kit with {@code -Psoak}, tag {@code slow}).
  */
 class MariaDbConformanceTest extends ConformanceKit {
   private static @Nullable MariaDbTestServer server;
@@ -51,6 +54,30 @@ class MariaDbConformanceTest extends ConformanceKit {
           () -> uri() + "&latchkey.mode=row&latchkey.tablePrefix=row_",
           SqlDialect.MARIADB);
 
+  /** Table mode again through MySQL's own driver, on tables of its own. */
+  private static final BackendFixture MYSQL_DRIVER =
+      JdbcFixtures.tableMode(
+          "mariadb-via-jdbc-mysql-table",
+          () -> MariaDbDriver.MYSQL.url(uri()) + "&latchkey.tablePrefix=mysql_driver_",
+          false);
+
+  /** Advisory mode through MySQL's own driver, on tables of its own. */
+  private static final BackendFixture MYSQL_DRIVER_ADVISORY =
+      JdbcFixtures.advisoryMode(
+          "mariadb-via-jdbc-mysql-advisory",
+          () ->
+              MariaDbDriver.MYSQL.url(uri())
+                  + "&latchkey.mode=advisory&latchkey.tablePrefix=mysql_advisory_",
+          SqlDialect.MARIADB);
+
+  /** Row mode through MySQL's own driver, on tables of its own. */
+  private static final BackendFixture MYSQL_DRIVER_ROW =
+      JdbcFixtures.rowMode(
+          "mariadb-via-jdbc-mysql-row",
+          () ->
+              MariaDbDriver.MYSQL.url(uri()) + "&latchkey.mode=row&latchkey.tablePrefix=mysql_row_",
+          SqlDialect.MARIADB);
+
   @Override
   protected BackendFixture fixture() {
     return MARIADB;
@@ -62,6 +89,53 @@ class MariaDbConformanceTest extends ConformanceKit {
     @Override
     protected BackendFixture fixture() {
       return MARIADB_ADVISORY;
+    }
+  }
+
+  /** The whole kit again, in table mode, through {@code jdbc:mysql:} and MySQL's own driver. */
+  @Nested
+  class MysqlDriver extends ConformanceKit {
+    @Override
+    protected BackendFixture fixture() {
+      return MYSQL_DRIVER;
+    }
+  }
+
+  /** Advisory mode through MySQL's own driver: a few suites ({@code -Psoak}: the whole kit). */
+  @Nested
+  class MysqlDriverAdvisory extends DriverPathSuites {
+    @Override
+    protected BackendFixture fixture() {
+      return MYSQL_DRIVER_ADVISORY;
+    }
+  }
+
+  /** The whole kit again, in advisory mode, through MySQL's own driver. */
+  @Nested
+  @Tag("slow")
+  class MysqlDriverAdvisoryWholeKit extends ConformanceKit {
+    @Override
+    protected BackendFixture fixture() {
+      return MYSQL_DRIVER_ADVISORY;
+    }
+  }
+
+  /** Row mode through MySQL's own driver: a few suites ({@code -Psoak}: the whole kit). */
+  @Nested
+  class MysqlDriverRow extends DriverPathSuites {
+    @Override
+    protected BackendFixture fixture() {
+      return MYSQL_DRIVER_ROW;
+    }
+  }
+
+  /** The whole kit again, in row mode, through MySQL's own driver. */
+  @Nested
+  @Tag("slow")
+  class MysqlDriverRowWholeKit extends ConformanceKit {
+    @Override
+    protected BackendFixture fixture() {
+      return MYSQL_DRIVER_ROW;
     }
   }
 

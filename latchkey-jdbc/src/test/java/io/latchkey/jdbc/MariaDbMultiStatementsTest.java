@@ -10,6 +10,8 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.mariadb.jdbc.MariaDbDataSource;
 
 /**
@@ -25,10 +27,12 @@ class MariaDbMultiStatementsTest {
     return SERVERS.mariaDb().jdbcUrl();
   }
 
-  @Test
-  void theProbeAnswersWhatTheConnectionAllows() throws SQLException {
-    try (Connection plain = DriverManager.getConnection(url());
-        Connection multi = DriverManager.getConnection(url() + "&allowMultiQueries=true")) {
+  @ParameterizedTest
+  @EnumSource(MariaDbDriver.class)
+  void theProbeAnswersWhatTheConnectionAllows(MariaDbDriver driver) throws SQLException {
+    String url = driver.url(url());
+    try (Connection plain = DriverManager.getConnection(url);
+        Connection multi = DriverManager.getConnection(url + "&allowMultiQueries=true")) {
       assertThat(Sql.multiStatementsAllowed(plain, SqlDialect.MARIADB)).isFalse();
       assertThat(Sql.multiStatementsAllowed(multi, SqlDialect.MARIADB)).isTrue();
       // The refused text left the connection usable.

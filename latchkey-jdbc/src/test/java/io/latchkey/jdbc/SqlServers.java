@@ -2,6 +2,7 @@ package io.latchkey.jdbc;
 
 import io.latchkey.servers.MariaDbTestServer;
 import io.latchkey.servers.PostgresTestServer;
+import io.latchkey.servers.SqlTestServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -45,6 +46,18 @@ final class SqlServers implements BeforeAllCallback, AfterAllCallback {
 
   MariaDbTestServer mariaDb() {
     return running(mariaDb);
+  }
+
+  /**
+   * @param dialect {@link SqlDialect#POSTGRESQL} or {@link SqlDialect#MARIADB}
+   * @return the server of that database
+   */
+  SqlTestServer server(SqlDialect dialect) {
+    return switch (dialect) {
+      case POSTGRESQL -> postgres();
+      case MARIADB -> mariaDb();
+      case H2 -> throw new IllegalArgumentException("H2 runs in the test's own JVM");
+    };
   }
 
   /** What an operator does to a server's sessions, through a connection of the test's own. */
