@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
@@ -172,19 +173,20 @@ class EmptyRestartTest {
   }
 
   /**
-   * Advisory mode: the restart ends the pinned connection, so the holder hears its loss at once;
-   * once a client made the tables again, the same name is granted with a larger token, and the
-   * first client goes on.
+   * The connection-bound modes: the restart ends the pinned connection (advisory mode) or the
+   * hold's own connection and its open transaction (row mode), so the holder hears its loss at
+   * once; once another client opening with {@code createSchema=true} made the tables again, the
+   * same name is granted with a larger token, and the first client goes on.
    */
   @ParameterizedTest
-  @EnumSource(
-      value = SqlDialect.class,
-      names = {"POSTGRESQL", "MARIADB"})
-  void advisoryModeReportsTheLossAndGrantsLargerTokensAfterIt(SqlDialect dialect) throws Exception {
+  @CsvSource({"POSTGRESQL, advisory", "MARIADB, advisory", "POSTGRESQL, row", "MARIADB, row"})
+  void connectionBoundModesReportTheLossAndGrantLargerTokensAfterIt(SqlDialect dialect, String mode)
+      throws Exception {
     SqlTestServer server = SERVERS.server(dialect);
-    String name = uniqueName("empty-advisory");
+    String name = uniqueName("empty-" + mode);
     assertConnectionBoundLossAcross(
-        createSchema(server.jdbcUrl() + "&latchkey.mode=advisory&latchkey.tablePrefix=advisory_"),
+        createSchema(
+            server.jdbcUrl() + "&latchkey.mode=" + mode + "&latchkey.tablePrefix=" + mode + "_"),
         WATCHDOG_LEASE,
         name,
         server::restartEmpty);
