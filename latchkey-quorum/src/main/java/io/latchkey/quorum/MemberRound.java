@@ -33,6 +33,8 @@ final class MemberRound<T> {
   private @Nullable ScheduledFuture<?> timer;
   private int outstanding;
   private boolean closed;
+  // When the round's bound ends (System.nanoTime()); set before the first call is sent.
+  private long boundNanos;
 
   private MemberRound(
       List<QuorumMember> members,
@@ -93,6 +95,7 @@ final class MemberRound<T> {
       return round.completion;
     }
     synchronized (round) {
+      round.boundNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
       round.timer = scheduler.schedule(round::timeOut, timeoutMillis, TimeUnit.MILLISECONDS);
     }
     List<CompletionStage<T>> sent = new ArrayList<>(round.members.size());
@@ -126,8 +129,10 @@ final class MemberRound<T> {
     // which would act on it a second time (a grant's member answer attached and then undone while
     // the grant's release was under way: the release found that member's grant gone).
     boolean arrivedLate;
+    boolean withinBound;
     synchronized (this) {
       arrivedLate = closed;
+      withinBound = System.nanoTime() - boundNanos < 0;
       if (!closed) {
         if (failure != null || answer == null) {
           failures.set(slot, failure != null ? failure : new IllegalStateException("no answer"));
@@ -141,9 +146,11 @@ final class MemberRound<T> {
         }
       }
     }
-    if (answer != null && failure == null) {
-      // Also after the round's bound counted the member as unanswered. A failure is no answer: a
-      // frozen member's calls fail when the client library gives up on them, after the bound.
+    if (answer != null && failure == null && withinBound) {
+      // Within the bound, also after an early decision closed the round. Not an answer that comes
+      // after the bound: a member that always answers that late would otherwise be waited for
+      // again, to the bound, by every shared attempt. Nor a failure: a frozen member's calls fail
+      // when the client library gives up on them, after the bound.
       members.get(slot).answered();
     }
     if (complete) {

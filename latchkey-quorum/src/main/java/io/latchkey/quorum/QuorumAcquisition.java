@@ -89,9 +89,9 @@ import org.jspecify.annotations.Nullable;
  * member grant to come late, so the view is the token from the moment the grant is handed out.
  * Exclusive grants need no wait: their view reads the lock's counters, which late member grants do
  * not shift ({@link QuorumInspection}). A member that left an attempt unanswered at the member
- * timeout (frozen, cut off) is not waited for again until it answers a call ({@link
- * QuorumMember#answering}): a frozen member would otherwise cost every shared grant the member
- * timeout. Its grants, once it answers again, are late ones as before.
+ * timeout (frozen, cut off) is not waited for again until it answers a call within that call's
+ * bound ({@link QuorumMember#answering}): a frozen or always-late member would otherwise cost every
+ * shared grant the member timeout. Its grants, once it answers again, are late ones as before.
  */
 final class QuorumAcquisition {
   /**

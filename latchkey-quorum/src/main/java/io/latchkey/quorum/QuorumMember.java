@@ -106,7 +106,7 @@ final class QuorumMember {
     return epoch == 0 || System.nanoTime() - quarantineEndsNanos < 0;
   }
 
-  /** Records that the member answered a call, in time or late. */
+  /** Records that the member answered a call within its round's bound. */
   void answered() {
     answering = true;
   }
@@ -118,8 +118,8 @@ final class QuorumMember {
 
   /**
    * @return false if the member left a call unanswered at its round's bound and has answered none
-   *     since (a member that is frozen, cut off or far slower than the others): a shared attempt
-   *     does not wait for it ({@link QuorumAcquisition})
+   *     within a round's bound since (a member that is frozen, cut off or far slower than the
+   *     others): a shared attempt does not wait for it ({@link QuorumAcquisition})
    */
   boolean answering() {
     return answering;

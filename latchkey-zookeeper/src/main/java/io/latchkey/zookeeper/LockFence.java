@@ -8,13 +8,14 @@ import java.util.List;
  * fence-{offset}-{raised}}. The name, not the data: every acquire lists the directory anyway, so it
  * reads the record at no cost, and a lock that was never raised has none and pays nothing.
  *
- * <p>A grant's token is its node's creation zxid plus the offset written in the node's data ({@link
- * LockNodeData#offset()}), which its owner's attempt sets to this record's offset before it takes
- * the grant, from the listing that found the node at the front. The offset is raised only (to the
- * raised value minus a zxid the directory had reached, so that every later node's token is above
- * the raised value), and grants are made in node order, which is zxid order: so tokens keep
- * growing. The record also keeps the raised value itself, which is the lock's counter when no
- * holder has a larger token ({@link ZooKeeperFenceStore}).
+ * <p>A grant's token is the base of the data ({@link TokenBase}) plus its node's creation zxid plus
+ * the offset written in the node's data ({@link LockNodeData#offset()}), which its owner's attempt
+ * sets to this record's offset before it takes the grant, from the listing that found the node at
+ * the front. The record's offset is raised only (to the raised value minus the base and a zxid the
+ * directory had reached, so that every later node's token is above the raised value), and grants
+ * are made in node order, which is zxid order: so tokens keep growing. The record also keeps the
+ * raised value itself, which is the lock's counter when no holder has a larger token ({@link
+ * ZooKeeperFenceStore}).
  *
  * @param offset added to the creation zxid of a node granted under this record
  * @param raised the value the counter was last raised to

@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.BackendUnavailableException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.apache.zookeeper.CreateMode;
@@ -95,6 +96,24 @@ final class TokenBase {
   }
 
   /**
+   * The base of a grant made in {@code grantSession}: the one known for that session, without a
+   * request, if the session's base was read before (an attempt reads it first, {@link #current},
+   * before it writes anything); else the current one. A grant is written before its base is asked
+   * for, so a read here that fails leaves a grant written and not answered: only a session that
+   * changed between the attempt's first read and its grant leads to a read here.
+   *
+   * @param grantSession the session of the client's handle when the grant's node was written
+   * @return the base
+   */
+  CompletableFuture<Long> ofGrant(long grantSession) {
+    Known cached = known;
+    if (cached != null && cached.session() == grantSession) {
+      return CompletableFuture.completedFuture(cached.base());
+    }
+    return current();
+  }
+
+  /**
    * @param record the stat of the record {@code /token-base}
    * @return the base it makes
    */
@@ -114,8 +133,11 @@ final class TokenBase {
               if (round > 0) {
                 // Created (by this client or another) and gone again: deleted by hand.
                 return CompletableFuture.failedFuture(
-                    new IllegalStateException(
-                        ZooKeeperPaths.TOKEN_BASE + " was deleted as it was created"));
+                    new BackendUnavailableException(
+                        ZooKeeperPaths.TOKEN_BASE
+                            + " was deleted as it was created: it must never be deleted",
+                        KeeperException.create(
+                            KeeperException.Code.NONODE, ZooKeeperPaths.TOKEN_BASE)));
               }
               return calls
                   .create(ZooKeeperPaths.TOKEN_BASE, new byte[0], CreateMode.PERSISTENT)

@@ -238,7 +238,15 @@ final class ZooKeeperLockStore implements LockStore {
             failure -> CompletableFuture.failedFuture(ConnectionGate.cause(failure)));
   }
 
+  /**
+   * Reads the base of the tokens first, if this session has not ({@link TokenBase}): a failure then
+   * comes before anything is written, and the grant's token needs no request after its write.
+   */
   private CompletableFuture<AcquireResult> attemptFirst(LockRequest request, boolean waits) {
+    return tokenBase.current().thenCompose(base -> attemptWithBase(request, waits));
+  }
+
+  private CompletableFuture<AcquireResult> attemptWithBase(LockRequest request, boolean waits) {
     QueuePlace leaving = queued.get(key(request.name(), request.owner()));
     if (leaving != null && leaving.isLeaving()) {
       // The owner's node that is being deleted goes first: found by a listing, it would pass for
@@ -570,9 +578,10 @@ final class ZooKeeperLockStore implements LockStore {
                                 grants.remove(key, read);
                                 return attempt(request, round + 1);
                               }
-                              grants.put(
-                                  key, new Held(path, token, version + 1, more, read.session()));
-                              return granted(token, more.holds(exclusive));
+                              Held reentered =
+                                  new Held(path, token, version + 1, more, read.session());
+                              grants.put(key, reentered);
+                              return granted(reentered, more.holds(exclusive));
                             });
                   });
         });
@@ -635,9 +644,9 @@ final class ZooKeeperLockStore implements LockStore {
               if (ours != null) {
                 leave(key, ours);
               }
-              long token = claimed.token(czxid);
-              grants.put(key, new Held(path, token, version + 1, claimed, session));
-              return granted(token, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
+              Held grant = new Held(path, claimed.token(czxid), version + 1, claimed, session);
+              grants.put(key, grant);
+              return granted(grant, claimed.holds(request.mode() == LockMode.EXCLUSIVE));
             });
   }
 
@@ -842,7 +851,7 @@ final class ZooKeeperLockStore implements LockStore {
                           }
                           Held grant = held(path, node, data);
                           grants.put(key, grant);
-                          return granted(grant.token(), 1);
+                          return granted(grant, 1);
                         }
                         if (request.queueKeepAliveMillis() == 0
                             || (place != null && queued.get(key) != place)) {
@@ -1199,13 +1208,12 @@ final class ZooKeeperLockStore implements LockStore {
    *       place is the grant with no further call.
    *   <li>For an owner with no node, the node is created holding, at the end of the queue. One
    *       listing after the multi-op tells where it stands and shows the fence record: at the
-   *       front, the node is next's grant (its offset raised to the record's first, if this
-   *       client's hint was below it); behind another node (a waiter of another client that came
-   *       first), it is marked waiting and watches the node ahead, as after the owner's own
-   *       attempt, and the answer to next is that attempt's refusal. If the node ahead went before
-   *       the mark ({@link #markWaiting}), the node is not marked and next gets no answer: its
-   *       owner's next attempt takes the grant. The node ahead was woken by the delete, as by a
-   *       plain release.
+   *       front, the node is next's grant (its offset set to the record's first, if this client's
+   *       hint was another); behind another node (a waiter of another client that came first), it
+   *       is marked waiting and watches the node ahead, as after the owner's own attempt, and the
+   *       answer to next is that attempt's refusal. If the node ahead went before the mark ({@link
+   *       #markWaiting}), the node is not marked and next gets no answer: its owner's next attempt
+   *       takes the grant. The node ahead was woken by the delete, as by a plain release.
    * </ul>
    *
    * <p>Anything else (a holder with more holds, an owner token, a place that waits for another node
@@ -1381,7 +1389,7 @@ final class ZooKeeperLockStore implements LockStore {
 
   /**
    * Where the node a hand-over made a grant stands: at the front, it is next's grant (its offset
-   * raised to the lock's fence record first, if below it); behind another node, it is marked
+   * set to the lock's fence record's first, if it differs); behind another node, it is marked
    * waiting (while that node is still ahead, {@link #markWaiting}) and waits as a queue place.
    *
    * @return the answer to next's attempt, or null if none can be given (the node is gone, the node
@@ -1447,7 +1455,7 @@ final class ZooKeeperLockStore implements LockStore {
     if (position.holding()) {
       leave(place.key, place);
       grants.put(place.key, node);
-      return granted(node.token(), 1).thenApply(answer -> answer);
+      return granted(node, 1).thenApply(answer -> answer);
     }
     place.know(node);
     place.endClaim();
@@ -1548,6 +1556,8 @@ final class ZooKeeperLockStore implements LockStore {
               return true;
             });
     grants.values().removeIf(held -> held.session() != current);
+    // The fence records seen may be of another life of the data (a server restarted empty).
+    fences.clear();
   }
 
   /**
@@ -1637,16 +1647,19 @@ final class ZooKeeperLockStore implements LockStore {
 
   /**
    * A grant, valid for the session timeout: the node may be gone that long after a blip. Its token
-   * is the node's plus the base of the data ({@link TokenBase}).
+   * is the node's plus the base of the data ({@link TokenBase}), known without a request unless the
+   * session changed since the base was read ({@link #attemptFirst}): a failure here, after the
+   * grant is written and kept, would have a waiting attempt made again, which adds a hold.
    *
-   * @param token the node's token: its creation zxid plus its offset
+   * @param grant the grant as kept, with its node's token and the session that wrote it
    */
-  private CompletableFuture<AcquireResult> granted(long token, int holds) {
+  private CompletableFuture<AcquireResult> granted(Held grant, int holds) {
     return tokenBase
-        .current()
+        .ofGrant(grant.session())
         .thenApply(
             base ->
-                AcquireResult.grantedFor(base + token, holds, sessionTimeoutMillis.getAsLong()));
+                AcquireResult.grantedFor(
+                    base + grant.token(), holds, sessionTimeoutMillis.getAsLong()));
   }
 
   /**

@@ -21,6 +21,7 @@ import java.util.HexFormat;
  * /clock                                                          written to read the server's time
  * /ttl-probe/never                                                never made: probes for TTL nodes
  * /epoch                                                          a quorum member's epoch record
+ * /token-base                                                     the tokens' base: its ctime (TokenBase)
  * </pre>
  *
  * A name is data: it becomes one path segment by percent-encoding every character outside {@code

@@ -14,6 +14,9 @@ import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,6 +87,36 @@ class ZooKeeperAclTest {
           .hasMessageContaining("NoAuth");
     }
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  /**
+   * A client that may not create the record of the tokens' base ({@code /token-base}, at the
+   * namespace's root) fails its acquire before it writes anything: the base is read before the
+   * lock's node is made, so that no grant is written whose token could not be told (a grant kept
+   * and then failed would be made again as a second hold).
+   */
+  @Test
+  void aClientThatMayNotCreateTheTokenBaseFailsBeforeItWritesAnything() throws Exception {
+    Id app = new Id("digest", DigestAuthenticationProvider.generateDigest("app:s3cret"));
+    try (CuratorFramework authenticated = curator("app:s3cret")) {
+      authenticated.create().withACL(List.of(new ACL(ZooDefs.Perms.ALL, app))).forPath("/no-base");
+      for (String open : List.of("/no-base/locks", "/no-base/clients", "/no-base/clock")) {
+        authenticated.create().withACL(List.of(new ACL(ZooDefs.Perms.ALL, app))).forPath(open);
+      }
+      // The root stays readable, not writable: /token-base cannot be made there.
+      authenticated.setACL().withACL(List.of(new ACL(ZooDefs.Perms.READ, app))).forPath("/no-base");
+
+      try (Latchkey client = connect(uri("app:s3cret", "no-base"))) {
+        for (int attempt = 0; attempt < 2; attempt++) {
+          assertThatThrownBy(() -> client.lock("report").acquire(Duration.ZERO))
+              .isInstanceOf(io.latchkey.BackendUnavailableException.class)
+              .hasMessageContaining("NoAuth");
+        }
+      }
+      assertThat(authenticated.getChildren().forPath("/no-base/locks"))
+          .as("no lock directory nor node was written")
+          .isEmpty();
+    }
   }
 
   /** The one holder node under the lock directories below {@code locks}. */
